@@ -1,0 +1,114 @@
+; Go tags: types, functions, methods, calls, type uses and imports.
+;
+; A single `type X struct {...}` is captured on the whole type_declaration so that
+; its start line and doc comment are those of the `type` keyword; inside a grouped
+; `type ( ... )` each type_spec is its own definition (its doc comment sits inside
+; the group, right above it).
+;
+; Methods (`func (c *Client) Send()`) are not inside their receiver type in the
+; source, so the extractor's containment nesting gives them the bare name
+; (`Send`, not `Client.Send`).
+
+; ---- types: single declarations ---------------------------------------------
+
+(type_declaration "type" .
+  (type_spec
+    name: (type_identifier) @name
+    type: (struct_type))) @definition.struct
+
+(type_declaration "type" .
+  (type_spec
+    name: (type_identifier) @name
+    type: (interface_type))) @definition.interface
+
+(type_declaration "type" .
+  (type_spec
+    name: (type_identifier) @name
+    type: [(type_identifier) (qualified_type) (generic_type) (pointer_type)
+           (slice_type) (array_type) (map_type) (channel_type) (function_type)])) @definition.type
+
+(type_declaration "type" .
+  (type_alias
+    name: (type_identifier) @name)) @definition.type
+
+; ---- types: grouped declarations `type ( ... )` -------------------------------
+
+(type_declaration "("
+  (type_spec
+    name: (type_identifier) @name
+    type: (struct_type)) @definition.struct)
+
+(type_declaration "("
+  (type_spec
+    name: (type_identifier) @name
+    type: (interface_type)) @definition.interface)
+
+(type_declaration "("
+  (type_spec
+    name: (type_identifier) @name
+    type: [(type_identifier) (qualified_type) (generic_type) (pointer_type)
+           (slice_type) (array_type) (map_type) (channel_type) (function_type)]) @definition.type)
+
+(type_declaration "("
+  (type_alias
+    name: (type_identifier) @name) @definition.type)
+
+; ---- functions and methods ---------------------------------------------------
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(method_declaration
+  name: (field_identifier) @name) @definition.method
+
+; a method listed in an interface: `Sender.Send`
+(method_elem
+  name: (field_identifier) @name) @definition.method
+
+; ---- calls: f(), pkg.F(), obj.Method(), a.b.C() -------------------------------
+
+(call_expression
+  function: (identifier) @name) @reference.call
+
+(call_expression
+  function: (selector_expression
+    operand: (_) @receiver
+    field: (field_identifier) @name)) @reference.call
+
+; ---- type uses: embedded struct fields / interfaces, composite literals --------
+
+(field_declaration
+  !name
+  type: [(type_identifier) @name
+         (qualified_type name: (type_identifier) @name)
+         (pointer_type (type_identifier) @name)
+         (pointer_type (qualified_type name: (type_identifier) @name))]) @reference.class
+
+(interface_type
+  (type_elem
+    [(type_identifier) @name
+     (qualified_type name: (type_identifier) @name)]) @reference.class)
+
+(composite_literal
+  type: [(type_identifier) @name
+         (qualified_type name: (type_identifier) @name)
+         (generic_type type: (type_identifier) @name)]) @reference.class
+
+; ---- imports -----------------------------------------------------------------
+; With an alias the alias is the bound name. Without one (and for `_` / `.`
+; imports) the name is the import path: the query cannot cut out the last path
+; component that Go actually binds.
+
+(import_spec
+  name: (package_identifier) @name
+  path: (interpreted_string_literal) @source) @reference.import
+
+(import_spec
+  !name
+  path: (interpreted_string_literal
+    (interpreted_string_literal_content) @name) @source) @reference.import
+
+(import_spec
+  name: [(blank_identifier) (dot)]
+  path: (interpreted_string_literal
+    (interpreted_string_literal_content) @name) @source) @reference.import

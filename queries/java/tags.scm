@@ -1,0 +1,120 @@
+; Java tags: definitions, calls, type uses and imports.
+; Javadoc comments (/** ... */ above a declaration) are read by the extractor.
+; Overloads share a qualified name; the extractor suffixes the second one's id "#2".
+
+; ---------------------------------------------------------------------------
+; Types
+; ---------------------------------------------------------------------------
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(record_declaration
+  name: (identifier) @name) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+; @interface Foo { }
+(annotation_type_declaration
+  name: (identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+; ---------------------------------------------------------------------------
+; Methods and constructors (also the methods of anonymous classes, which nest
+; under the enclosing method)
+; ---------------------------------------------------------------------------
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+; record R(int a) { R { ... } }
+(compact_constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+; ---------------------------------------------------------------------------
+; Calls. A method_invocation either has an object or not, so each call matches
+; one pattern only.
+; ---------------------------------------------------------------------------
+
+; foo()
+(method_invocation
+  !object
+  name: (identifier) @name) @reference.call
+
+; obj.foo(), this.foo(), super.foo(), a.b.foo() (receiver "a.b"), Util.<T>foo()
+(method_invocation
+  object: (_) @receiver
+  name: (identifier) @name) @reference.call
+
+; super(...) / this(...) in a constructor
+(explicit_constructor_invocation
+  constructor: [(super) (this)] @name) @reference.call
+
+; new Foo(), new Foo<>(), new a.b.Foo(), new a.Foo<T>()
+(object_creation_expression
+  type: [(type_identifier) @name
+         (generic_type (type_identifier) @name)]) @reference.call
+
+(object_creation_expression
+  type: [(scoped_type_identifier
+           . (_) @receiver
+           (type_identifier) @name .)
+         (generic_type
+           (scoped_type_identifier
+             . (_) @receiver
+             (type_identifier) @name .))]) @reference.call
+
+; ---------------------------------------------------------------------------
+; Type uses: supertypes, and the declared types of fields, parameters, locals and
+; method results (Foo and the head of Foo<T>; type arguments are not listed)
+; ---------------------------------------------------------------------------
+
+(superclass
+  [(type_identifier) @name
+   (generic_type (type_identifier) @name)]) @reference.class
+
+(super_interfaces
+  (type_list
+    [(type_identifier) @name
+     (generic_type (type_identifier) @name)])) @reference.class
+
+(extends_interfaces
+  (type_list
+    [(type_identifier) @name
+     (generic_type (type_identifier) @name)])) @reference.class
+
+(field_declaration
+  type: [(type_identifier) @name
+         (generic_type (type_identifier) @name)]) @reference.class
+
+(formal_parameter
+  type: [(type_identifier) @name
+         (generic_type (type_identifier) @name)]) @reference.class
+
+(local_variable_declaration
+  type: [(type_identifier) @name
+         (generic_type (type_identifier) @name)]) @reference.class
+
+(method_declaration
+  type: [(type_identifier) @name
+         (generic_type (type_identifier) @name)]) @reference.class
+
+; ---------------------------------------------------------------------------
+; Imports: @name is the bound (last) name, @source the full dotted path
+; ---------------------------------------------------------------------------
+
+; import java.util.List;   import static java.util.Objects.requireNonNull;
+(import_declaration
+  (scoped_identifier
+    name: (identifier) @name) @source .) @reference.import
+
+; import java.util.*;   (name "*": every public type of the package)
+(import_declaration
+  (scoped_identifier) @source
+  (asterisk) @name) @reference.import

@@ -1,0 +1,172 @@
+; JavaScript (and JSX) tags: definitions, calls, type uses and imports.
+; Doc comments (/** ... */ above a definition) are read by the extractor.
+; A function directly inside a class becomes a method.
+
+; ---------------------------------------------------------------------------
+; Definitions
+; ---------------------------------------------------------------------------
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+; const Foo = class { ... }
+(variable_declarator
+  name: (identifier) @name
+  value: (class)) @definition.class
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(generator_function_declaration
+  name: (identifier) @name) @definition.function
+
+; Class methods, getters/setters, and object-literal shorthand methods `{ m() {} }`.
+; Inside a class they become methods; the constructor gets its own kind.
+((method_definition
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.function
+  (#not-eq? @name "constructor"))
+
+((method_definition
+  name: (property_identifier) @name) @definition.constructor
+  (#eq? @name "constructor"))
+
+; const fetchUser = async (id) => { ... }   /   var f = function () { ... }
+; The whole declaration is the definition, so its line range and signature start
+; at `const` and the doc comment above it is found.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+
+; class fields: handleClick = () => { ... }
+(field_definition
+  property: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+; CommonJS / prototype style: res.send = function send(body) { ... },
+; Foo.prototype.bar = () => { ... }. The statement is the definition (for its doc).
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      property: (property_identifier) @name)
+    right: [(arrow_function) (function_expression)])) @definition.function
+
+; object literal: { onClick: () => {}, render: function () {} }
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+; ---------------------------------------------------------------------------
+; Calls. The function of a call is either an identifier, a member expression or
+; `super`, so each call node matches one pattern only.
+; ---------------------------------------------------------------------------
+
+(call_expression
+  function: (identifier) @name) @reference.call
+
+; obj.m(), this.#m(), a.b.c() (receiver "a.b"), super.m() (receiver "super"), a?.m()
+(call_expression
+  function: (member_expression
+    object: (_) @receiver
+    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+
+; super(...) in a constructor
+(call_expression
+  function: (super) @name) @reference.call
+
+; new Foo(), new ns.Foo()
+(new_expression
+  constructor: (identifier) @name) @reference.call
+
+(new_expression
+  constructor: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; JSX: rendering <Button /> or <Ui.Button> calls the component. Lower-case names
+; are intrinsic elements (div, span) and are not references.
+((jsx_opening_element
+  name: (identifier) @name) @reference.call
+  (#match? @name "^[A-Z]"))
+
+((jsx_self_closing_element
+  name: (identifier) @name) @reference.call
+  (#match? @name "^[A-Z]"))
+
+(jsx_opening_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+(jsx_self_closing_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; ---------------------------------------------------------------------------
+; Type uses: class A extends B / extends ns.B
+; ---------------------------------------------------------------------------
+
+(class_heritage
+  (identifier) @name) @reference.class
+
+(class_heritage
+  (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.class
+
+; ---------------------------------------------------------------------------
+; Imports: @name is the name bound in this file, @source the module
+; ---------------------------------------------------------------------------
+
+; import x from 'm'
+(import_statement
+  (import_clause
+    (identifier) @name)
+  source: (string) @source) @reference.import
+
+; import { a } from 'm'   /   import { a as b } from 'm'
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (_) @name
+        !alias)))
+  source: (string) @source) @reference.import
+
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        alias: (identifier) @name)))
+  source: (string) @source) @reference.import
+
+; import * as ns from 'm'
+(import_statement
+  (import_clause
+    (namespace_import
+      (identifier) @name))
+  source: (string) @source) @reference.import
+
+; const x = require('m')
+((variable_declarator
+  name: (identifier) @name
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string) @source .))) @reference.import
+  (#eq? @_require "require"))
+
+; const { a, b: c } = require('m')
+((variable_declarator
+  name: (object_pattern
+    [(shorthand_property_identifier_pattern) @name
+     (pair_pattern value: (identifier) @name)])
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string) @source .))) @reference.import
+  (#eq? @_require "require"))

@@ -1,0 +1,63 @@
+; Ruby tags: classes, modules, methods, calls, superclasses / mixins and requires.
+;
+; `def` is captured as a function: inside a class or module the extractor makes it a
+; method. `def self.x` (and `def obj.x`) nest the same way, and so do the methods of
+; a `class << self` block (the block itself is not a symbol).
+; Only `call` nodes are calls: a bare word without arguments or parentheses (`flush`)
+; parses as an identifier, which may as well be a local variable, and is skipped.
+
+; ---- classes and modules (`class A::B` is named `B`) -------------------------------
+
+(class
+  name: [(constant) @name
+         (scope_resolution name: (_) @name)]) @definition.class
+
+(module
+  name: [(constant) @name
+         (scope_resolution name: (_) @name)]) @definition.module
+
+; ---- methods ------------------------------------------------------------------------
+
+(method
+  name: (_) @name) @definition.function
+
+(singleton_method
+  name: (_) @name) @definition.function
+
+; ---- calls --------------------------------------------------------------------------
+
+; obj.m(x), obj.m x, Foo.new, self.m, Mod::Klass.new
+(call
+  receiver: (_) @receiver
+  method: [(identifier) (constant)] @name) @reference.call
+
+; m(x), m x, puts "x"
+(call
+  !receiver
+  method: [(identifier) (constant)] @name) @reference.call
+
+; ---- type uses: superclass and mixins -------------------------------------------------
+
+(superclass
+  [(constant) @name
+   (scope_resolution name: (constant) @name)]) @reference.class
+
+(call
+  !receiver
+  method: (identifier) @_mixin
+  arguments: (argument_list
+    [(constant) @name
+     (scope_resolution name: (constant) @name)] @reference.class)
+  (#any-of? @_mixin "include" "extend" "prepend"))
+
+; ---- imports: require 'x', require_relative 'x' ------------------------------------
+
+(call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list
+    .
+    (string
+      .
+      (string_content) @name .) @source)
+  (#any-of? @_require "require" "require_relative")) @reference.import

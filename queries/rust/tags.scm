@@ -1,0 +1,133 @@
+; Rust tags: items, impl blocks, calls, type uses and `use` imports.
+;
+; An `impl Foo { ... }` / `impl Trait for Foo { ... }` block is a container named
+; after the implementing type, so the functions inside it come out as `Foo.bar`.
+; Doc comments (`///`) are line_comment siblings above the item; the extractor
+; reads them (attributes such as #[derive] in between do not break the doc).
+
+; ---- type-like items -----------------------------------------------------------
+
+(struct_item
+  name: (type_identifier) @name) @definition.struct
+
+(enum_item
+  name: (type_identifier) @name) @definition.enum
+
+(union_item
+  name: (type_identifier) @name) @definition.union
+
+(trait_item
+  name: (type_identifier) @name) @definition.trait
+
+(type_item
+  name: (type_identifier) @name) @definition.type
+
+; `mod name { ... }`; a body-less `mod name;` only points at another file.
+(mod_item
+  name: (identifier) @name
+  body: (declaration_list)) @definition.module
+
+; impl blocks, named after the implementing type (`impl<T> Foo<T>`, `impl a::Foo`)
+(impl_item
+  type: [(type_identifier) @name
+         (generic_type type: (type_identifier) @name)
+         (scoped_type_identifier name: (type_identifier) @name)
+         (generic_type type: (scoped_type_identifier name: (type_identifier) @name))]) @definition.impl
+
+; ---- functions (methods when inside an impl or trait) ----------------------------
+
+(function_item
+  name: (identifier) @name) @definition.function
+
+; a trait method without a default body
+(function_signature_item
+  name: (identifier) @name) @definition.function
+
+; ---- calls -----------------------------------------------------------------------
+; Calls written inside macro arguments (`println!("{}", f(x))`) are token trees,
+; not expressions, and are not seen.
+
+; f(x)
+(call_expression
+  function: (identifier) @name) @reference.call
+
+; obj.method(x)
+(call_expression
+  function: (field_expression
+    value: (_) @receiver
+    field: (field_identifier) @name)) @reference.call
+
+; Type::new(x), module::f(x)
+(call_expression
+  function: (scoped_identifier
+    path: (_) @receiver
+    name: (identifier) @name)) @reference.call
+
+; turbofish: f::<T>(x), obj.collect::<T>(), Vec::<T>::new()
+(call_expression
+  function: (generic_function
+    function: (identifier) @name)) @reference.call
+
+(call_expression
+  function: (generic_function
+    function: (field_expression
+      value: (_) @receiver
+      field: (field_identifier) @name))) @reference.call
+
+(call_expression
+  function: (generic_function
+    function: (scoped_identifier
+      path: (_) @receiver
+      name: (identifier) @name))) @reference.call
+
+; macro invocations: name!(...), path::name!(...)
+(macro_invocation
+  macro: (identifier) @name) @reference.call
+
+(macro_invocation
+  macro: (scoped_identifier
+    path: (_) @receiver
+    name: (identifier) @name)) @reference.call
+
+; ---- type uses -------------------------------------------------------------------
+
+; the trait of `impl Trait for Type`
+(impl_item
+  trait: [(type_identifier) @name
+          (scoped_type_identifier name: (type_identifier) @name)
+          (generic_type type: (type_identifier) @name)
+          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))]) @reference.class
+
+; struct literals: Foo { .. }, a::Foo { .. }
+(struct_expression
+  name: [(type_identifier) @name
+         (scoped_type_identifier name: (type_identifier) @name)]) @reference.class
+
+; ---- imports ---------------------------------------------------------------------
+; `use a::b::c;` binds c (source a::b::c); `use a::b as d;` binds d. Inside a
+; list `use a::{b, c::d, e as f, self}` the source is the list's prefix `a`
+; (for `self`, the prefix itself is bound).
+
+(use_declaration
+  argument: (identifier) @name @source) @reference.import
+
+(use_declaration
+  argument: (scoped_identifier
+    name: (identifier) @name) @source) @reference.import
+
+(use_declaration
+  argument: (use_as_clause
+    path: (_) @source
+    alias: (identifier) @name)) @reference.import
+
+(scoped_use_list
+  path: (_) @source
+  list: (use_list
+    [(identifier) @name
+     (scoped_identifier name: (identifier) @name)
+     (use_as_clause alias: (identifier) @name)] @reference.import))
+
+(scoped_use_list
+  path: [(identifier) @name
+         (scoped_identifier name: (identifier) @name)] @source
+  list: (use_list (self) @reference.import))

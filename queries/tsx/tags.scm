@@ -1,0 +1,259 @@
+; TSX tags: queries/typescript/tags.scm plus the JSX patterns at the end; keep the
+; two in step. Doc comments (/** ... */ above a definition) are read by the extractor.
+; A function directly inside a class or interface becomes a method.
+
+; ---------------------------------------------------------------------------
+; Namespaces: `namespace A.B { }` and `module M { }` prefix the names inside them.
+; Ambient `declare module "pkg" { }` blocks (string names) are not containers.
+; ---------------------------------------------------------------------------
+
+(internal_module
+  name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+(module
+  name: [(identifier) (nested_identifier)] @name) @definition.namespace
+
+; ---------------------------------------------------------------------------
+; Types
+; ---------------------------------------------------------------------------
+
+(class_declaration
+  name: (type_identifier) @name) @definition.class
+
+(abstract_class_declaration
+  name: (type_identifier) @name) @definition.class
+
+; const Foo = class { ... }
+(variable_declarator
+  name: (identifier) @name
+  value: (class)) @definition.class
+
+(interface_declaration
+  name: (type_identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(type_alias_declaration
+  name: (type_identifier) @name) @definition.type
+
+; ---------------------------------------------------------------------------
+; Functions and methods
+; ---------------------------------------------------------------------------
+
+(function_declaration
+  name: (identifier) @name) @definition.function
+
+(generator_function_declaration
+  name: (identifier) @name) @definition.function
+
+; overload signatures and `declare function f(): T;` (an overload's second
+; declaration gets the id suffix "#2")
+(function_signature
+  name: (identifier) @name) @definition.function
+
+; Class methods, getters/setters, and object-literal shorthand methods `{ m() {} }`.
+((method_definition
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.function
+  (#not-eq? @name "constructor"))
+
+((method_definition
+  name: (property_identifier) @name) @definition.constructor
+  (#eq? @name "constructor"))
+
+; method overload signatures and abstract methods in classes, method signatures
+; in interfaces (object types in type aliases are left out)
+(class_body
+  (method_signature
+    name: (property_identifier) @name) @definition.method)
+
+(class_body
+  (abstract_method_signature
+    name: (property_identifier) @name) @definition.method)
+
+(interface_body
+  (method_signature
+    name: (property_identifier) @name) @definition.method)
+
+; const fetchUser = async (id: string): Promise<User> => { ... }
+; The whole declaration is the definition, so its line range and signature start
+; at `const` and the doc comment above it is found.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+
+; class fields: private handleClick = () => { ... }
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+; Foo.prototype.bar = function () { ... }, exports.baz = () => { ... }
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      property: (property_identifier) @name)
+    right: [(arrow_function) (function_expression)])) @definition.function
+
+; object literal: { onClick: () => {}, render: function () {} }
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+; ---------------------------------------------------------------------------
+; Calls. The function of a call is either an identifier, a member expression or
+; `super`, so each call node matches one pattern only.
+; ---------------------------------------------------------------------------
+
+; f(), f<T>()
+(call_expression
+  function: (identifier) @name) @reference.call
+
+; obj.m(), this.#m(), a.b.c() (receiver "a.b"), super.m() (receiver "super"), a?.m()
+(call_expression
+  function: (member_expression
+    object: (_) @receiver
+    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+
+; super(...) in a constructor
+(call_expression
+  function: (super) @name) @reference.call
+
+; new Foo(), new Map<K, V>(), new ns.Foo()
+(new_expression
+  constructor: (identifier) @name) @reference.call
+
+(new_expression
+  constructor: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; ---------------------------------------------------------------------------
+; Type uses
+; ---------------------------------------------------------------------------
+
+; class A extends B / extends ns.B
+(extends_clause
+  value: (identifier) @name) @reference.class
+
+(extends_clause
+  value: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.class
+
+; class A implements I, J<T>   (generic ones: see generic_type below)
+(implements_clause
+  (type_identifier) @name) @reference.class
+
+; interface I extends J, K<T>
+(extends_type_clause
+  type: (type_identifier) @name) @reference.class
+
+; x: Foo, x: Foo[], x: Foo | Bar, <T extends Foo>
+(type_annotation
+  (type_identifier) @name) @reference.class
+
+(array_type
+  (type_identifier) @name) @reference.class
+
+(union_type
+  (type_identifier) @name) @reference.class
+
+(constraint
+  (type_identifier) @name) @reference.class
+
+; ns.Foo in any type position
+(nested_type_identifier
+  name: (type_identifier) @name) @reference.class
+
+; Foo<...> anywhere, and the plain type arguments inside <...>
+(generic_type
+  name: (type_identifier) @name) @reference.class
+
+(type_arguments
+  (type_identifier) @name) @reference.class
+
+; ---------------------------------------------------------------------------
+; Imports: @name is the name bound in this file, @source the module
+; ---------------------------------------------------------------------------
+
+; import x from 'm'
+(import_statement
+  (import_clause
+    (identifier) @name)
+  source: (string) @source) @reference.import
+
+; import { a } from 'm'   /   import { a as b } from 'm'   /   import type { T } ...
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (_) @name
+        !alias)))
+  source: (string) @source) @reference.import
+
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        alias: (identifier) @name)))
+  source: (string) @source) @reference.import
+
+; import * as ns from 'm'
+(import_statement
+  (import_clause
+    (namespace_import
+      (identifier) @name))
+  source: (string) @source) @reference.import
+
+; import fs = require('fs')
+(import_statement
+  (import_require_clause
+    (identifier) @name
+    source: (string) @source)) @reference.import
+
+; const x = require('m')
+((variable_declarator
+  name: (identifier) @name
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string) @source .))) @reference.import
+  (#eq? @_require "require"))
+
+; const { a, b: c } = require('m')
+((variable_declarator
+  name: (object_pattern
+    [(shorthand_property_identifier_pattern) @name
+     (pair_pattern value: (identifier) @name)])
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string) @source .))) @reference.import
+  (#eq? @_require "require"))
+
+; ---------------------------------------------------------------------------
+; JSX: rendering <Button /> or <Ui.Button> calls the component. Lower-case names
+; are intrinsic elements (div, span) and are not references.
+; ---------------------------------------------------------------------------
+
+((jsx_opening_element
+  name: (identifier) @name) @reference.call
+  (#match? @name "^[A-Z]"))
+
+((jsx_self_closing_element
+  name: (identifier) @name) @reference.call
+  (#match? @name "^[A-Z]"))
+
+(jsx_opening_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+(jsx_self_closing_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call

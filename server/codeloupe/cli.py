@@ -1,0 +1,289 @@
+"""The command line: the same engine as the language server, from a terminal.
+
+Progress goes to stderr; results go to stdout (JSON with ``--json``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import __version__
+from .config import Settings
+
+log = logging.getLogger("codeloupe")
+
+SEARCH_EMBED_LIMIT = 2000  # a search embeds this many pending symbols itself; more: `index`
+
+
+class CliError(Exception):
+    pass
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(f"codeloupe: error: {message}\n")
+
+
+def _note(message: str) -> None:
+    sys.stderr.write(f"codeloupe: {message}\n")
+
+
+# --- progress on stderr ---------------------------------------------------------------
+
+_STAGES = {"scan": "scanning", "parse": "parsing", "embed": "embedding"}
+
+
+@contextmanager
+def progress_reporter(enabled: bool = True) -> Iterator[object]:
+    """A rich progress bar on a terminal; a line per 10% otherwise (CI logs)."""
+    if not enabled:
+        yield None
+        return
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        bars: dict[str, int] = {}
+        with Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
+            transient=False,
+        ) as prog:
+            def update(stage: str, done: int, total: int) -> None:
+                if stage not in bars:
+                    bars[stage] = prog.add_task(_STAGES.get(stage, stage), total=total)
+                prog.update(bars[stage], completed=done, total=total)
+
+            yield update
+        return
+    last: dict[str, int] = {}
+    started = time.monotonic()
+
+    def plain(stage: str, done: int, total: int) -> None:
+        if total <= 0:
+            return
+        tenth = done * 10 // total
+        if last.get(stage, -1) == tenth:
+            return
+        last[stage] = tenth
+        if stage != "scan" and (done == total or total >= 200):
+            sys.stderr.write(
+                f"codeloupe: {_STAGES.get(stage, stage)} {done}/{total} "
+                f"({time.monotonic() - started:.1f}s)\n"
+            )
+
+    yield plain
+
+
+# --- commands ---------------------------------------------------------------------------
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings.from_env(model=args.model, index_uri=args.index_uri)
+
+
+def _open(root: str, args: argparse.Namespace):  # noqa: ANN202
+    from .index import Index
+
+    path = Path(root).expanduser()
+    if not path.exists():
+        raise CliError(f"no such folder: {root}")
+    if not path.is_dir():
+        raise CliError(f"not a folder: {root}")
+    index = Index(path, _settings(args))
+    if index.store.rebuilt_reason:
+        _note(index.store.rebuilt_reason)
+    return index
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    index = _open(args.root, args)
+    with progress_reporter(not args.quiet) as progress:
+        report = index.update(progress, embed=not args.no_embed)  # type: ignore[arg-type]
+    if args.json:
+        print(json.dumps({"root": str(index.root), **report.as_dict()}))
+        return 0
+    skipped = sum(report.skipped.values())
+    lines = [
+        f"indexed {index.root}",
+        f"  files:      {report.files} ({report.files_parsed} parsed, {report.files_unchanged} "
+        f"unchanged, {report.files_deleted} deleted, {skipped} skipped)",
+        f"  symbols:    {report.symbols} ({report.symbols_written} written)",
+        f"  embeddings: {report.embeddings_computed} computed, {report.embeddings_reused} reused"
+        + (f", {report.pending_embeddings} pending" if report.pending_embeddings else ""),
+        f"  time:       {report.seconds:.1f}s (symbols and full text after "
+        f"{report.seconds_to_symbols:.1f}s)",
+    ]
+    if report.skipped:
+        lines.append("  skipped:    " + ", ".join(f"{n} {r}" for r, n in sorted(report.skipped.items())))
+    if report.files_with_syntax_errors:
+        lines.append(f"  {report.files_with_syntax_errors} files had syntax errors (indexed what parsed)")
+    for message in report.errors[:10]:
+        lines.append(f"  warning: {message}")
+    print("\n".join(lines))
+    return 0
+
+
+def _bring_up_to_date(index, args: argparse.Namespace) -> None:  # noqa: ANN001
+    """Search and other queries first update the index: cheap when nothing changed."""
+    if args.no_update:
+        return
+    with index.write_lock(wait=False) as locked:
+        if not locked:
+            _note("another codeloupe process is indexing this folder; answering from the index as it is")
+            return
+        with progress_reporter(not args.quiet) as progress:
+            index.sync_files(progress)  # type: ignore[arg-type]
+            if 0 < index.store.count_pending() <= SEARCH_EMBED_LIMIT:
+                index.embed_pending(progress)  # type: ignore[arg-type]
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from .languages import normalize_language
+    from .search import Searcher
+
+    if args.lang:
+        for part in args.lang.split(","):
+            normalize_language(part)
+    index = _open(args.root, args)
+    _bring_up_to_date(index, args)
+    searcher = Searcher(index)
+    queries: Sequence[str]
+    if args.query == ["-"]:
+        queries = None  # type: ignore[assignment]
+    else:
+        queries = [" ".join(args.query)]
+    pending_noted = False
+
+    def run(q: str) -> None:
+        nonlocal pending_noted
+        resp = searcher.search(q, args.k, lang=args.lang, path=args.path, kind=args.kind, mode=args.mode)
+        if resp.pending_embeddings and not pending_noted:
+            _note(f"{resp.pending_embeddings} symbols still wait for an embedding "
+                  "(run `codeloupe index` to finish); results use full text for them")
+            pending_noted = True
+        if args.json:
+            print(json.dumps(resp.as_dict(snippet=args.snippets)), flush=True)
+            return
+        if not resp.results:
+            print(f"no results for {q!r}")
+        for hit in resp.results:
+            print(f"{hit.path}:{hit.start_line}-{hit.end_line}  {hit.kind:<9} {hit.qualified_name}"
+                  f"  ({hit.score:.4f})")
+            if args.snippets and hit.snippet:
+                for line in hit.snippet.splitlines()[:3]:
+                    print(f"    {line}")
+
+    if queries is None:
+        for line in sys.stdin:
+            q = line.strip()
+            if q:
+                run(q)
+    else:
+        run(queries[0])
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    index = _open(args.root, args)
+    st = index.status()
+    if args.json:
+        print(json.dumps(st))
+        return 0
+    updated = st.get("updated_at")
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(updated)) if updated else "never"
+    size = st.get("index_bytes")
+    langs = ", ".join(f"{k} {v}" for k, v in st["languages"].items()) or "-"  # type: ignore[union-attr]
+    print("\n".join([
+        f"root:        {st['root']}",
+        f"index:       {st['index']}" + (f" ({size / 1e6:.1f} MB)" if size else ""),
+        f"model:       {st['model']}",
+        f"files:       {st['files']} ({langs})",
+        f"symbols:     {st['symbols']} ({st['pending_embeddings']} waiting for an embedding)",
+        f"last update: {when}",
+    ]))
+    return 0
+
+
+# --- parser -----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--model", help="embedding model: 'default' (bundled all-MiniLM-L6-v2), "
+                        "a sentence-transformers name or a path (env CODELOUPE_MODEL)")
+    common.add_argument("--index-uri", help="where the index lives (default ROOT/.codeloupe; "
+                        "env CODELOUPE_INDEX_URI)")
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    common.add_argument("--log-level", default=os.environ.get("CODELOUPE_LOG", "warning"))
+
+    parser = argparse.ArgumentParser(prog="codeloupe", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"codeloupe {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", parents=[common], help="build or update the index of a folder")
+    p.add_argument("root", nargs="?", default=".")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-embed", action="store_true", help="symbols and full text only")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", parents=[common], help="hybrid semantic + full-text search")
+    p.add_argument("query", nargs="+", help="the query; '-' reads one query per line from stdin")
+    p.add_argument("--root", default=".")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--lang", help="only these languages (comma-separated)")
+    p.add_argument("--path", help="only paths matching this glob (src/**/*.py)")
+    p.add_argument("--kind", help="only these kinds (function,method,class,...)")
+    p.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "fts"])
+    p.add_argument("--json", action="store_true", help="one JSON object per query")
+    p.add_argument("--snippets", action="store_true", help="include code snippets")
+    p.add_argument("--no-update", action="store_true", help="do not update the index first")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("status", parents=[common], help="what the index holds")
+    p.add_argument("root", nargs="?", default=".")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("LANCE_LOG", "error")
+    from .embed import EmbeddingError
+    from .index import IndexError_
+    from .languages import UnknownLanguageError
+    from .search import SearchError
+    from .store import StoreError
+
+    try:
+        return int(args.func(args) or 0)
+    except (CliError, IndexError_, StoreError, SearchError, UnknownLanguageError, EmbeddingError) as exc:
+        _err(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        _err("interrupted; the index keeps everything written so far, the next run completes it")
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,415 @@
+"""Run a language's tags query on a syntax tree and turn the matches into symbols
+and references.
+
+Captures understood (the tree-sitter tags conventions):
+
+* ``@definition.<kind>`` on a definition node, with ``@name`` on its name and an
+  optional ``@doc``. A ``function`` directly inside a class-like symbol becomes a
+  ``method``. ``@definition.namespace`` is a container only: its name prefixes the
+  qualified names inside it, but it is not a symbol of its own.
+* ``@reference.call`` / ``@reference.class`` on the using node with ``@name`` on the
+  used name and an optional ``@receiver`` (the object of a method call).
+* ``@reference.import`` with ``@name`` on the bound name and an optional ``@source``
+  (the module it comes from).
+
+Syntax errors do not stop extraction: tree-sitter recovers, and every match it
+still finds is kept.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from dataclasses import dataclass
+
+from tree_sitter import Node, Tree
+
+from .languages import get_parser, get_query
+from .model import CONTAINER_KINDS, MODULE_NAME, FileExtraction, Reference, Symbol
+
+# Nodes that wrap a definition and carry the comments / decorators above it.
+_WRAPPERS = frozenset(
+    {
+        "decorated_definition",
+        "export_statement",
+        "template_declaration",
+        "ambient_declaration",
+        "declaration_list",
+    }
+)
+# Siblings between a doc comment and its definition that do not break the doc.
+_DOC_TRANSPARENT = frozenset(
+    {"decorator", "attribute_item", "attribute_list", "annotation", "marker_annotation", "attribute"}
+)
+_MODULE_TEXT_LIMIT = 20_000
+_SIGNATURE_LIMIT = 400
+
+
+def parse(language: str, data: bytes, old_tree: Tree | None = None) -> Tree:
+    parser = get_parser(language)
+    if old_tree is not None:
+        return parser.parse(data, old_tree)
+    return parser.parse(data)
+
+
+def content_hash(*parts: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+@dataclass(slots=True)
+class _Def:
+    node: Node
+    kind: str
+    name: str
+    doc: str
+    start: int
+    end: int
+    parent: _Def | None = None
+    qualified: str = ""
+    symbol: Symbol | None = None
+
+
+class _Source:
+    """The file's bytes and text, with byte → (line, character column) conversion."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.ascii = data.isascii()
+        self.line_starts = [0]
+        pos = data.find(b"\n")
+        while pos != -1:
+            self.line_starts.append(pos + 1)
+            pos = data.find(b"\n", pos + 1)
+
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", "replace")
+
+    def node_text(self, node: Node) -> str:
+        return self.text(node.start_byte, node.end_byte)
+
+    def column(self, row: int, byte_col: int) -> int:
+        if self.ascii:
+            return byte_col
+        start = self.line_starts[row] if row < len(self.line_starts) else 0
+        return len(self.data[start : start + byte_col].decode("utf-8", "replace"))
+
+
+def module_qualified_name(path: str, language: str) -> str:
+    """Dotted module name for Python (``pkg/http.py`` → ``pkg.http``), else the path."""
+    if language == "python":
+        stem = path.rsplit(".", 1)[0]
+        parts = [p for p in stem.split("/") if p]
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        return ".".join(parts) or stem
+    return path
+
+
+def _clean_comment(text: str) -> str:
+    lines = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        for prefix in ("/**", "/*!", "/*", "///", "//!", "//", "#", "*/", "*"):
+            if line.startswith(prefix):
+                line = line[len(prefix) :]
+                break
+        if line.endswith("*/"):
+            line = line[:-2]
+        lines.append(line.strip())
+    return "\n".join(lines).strip()
+
+
+def _clean_docstring(text: str) -> str:
+    body = text.strip()
+    for prefix in ('r"""', "r'''", 'b"""', '"""', "'''", 'r"', "r'", '"', "'"):
+        if body.startswith(prefix):
+            quote = prefix.lstrip("rb")
+            body = body[len(prefix) :]
+            if body.endswith(quote):
+                body = body[: -len(quote)]
+            break
+    lines = body.splitlines()
+    if not lines:
+        return ""
+    first, rest = lines[0].strip(), lines[1:]
+    indent = min((len(ln) - len(ln.lstrip()) for ln in rest if ln.strip()), default=0)
+    return "\n".join([first, *(ln[indent:].rstrip() for ln in rest)]).strip()
+
+
+def _python_docstring(node: Node, src: _Source) -> str:
+    body = node.child_by_field_name("body") if node.type != "module" else node
+    if body is None:
+        return ""
+    for child in body.named_children:
+        if child.type == "comment":
+            continue
+        if child.type == "expression_statement" and child.named_child_count == 1:
+            child = child.named_children[0]
+        if child.type in ("string", "concatenated_string"):
+            return _clean_docstring(src.node_text(child))
+        return ""
+    return ""
+
+
+def _preceding_comments(node: Node, src: _Source) -> str:
+    anchor = node
+    while anchor.parent is not None and anchor.parent.type in _WRAPPERS:
+        if anchor.parent.type == "declaration_list":
+            break
+        anchor = anchor.parent
+    comments: list[str] = []
+    expected_row = anchor.start_point[0]
+    sibling = anchor.prev_named_sibling
+    while sibling is not None:
+        if sibling.end_point[0] < expected_row - 1:
+            break
+        if "comment" in sibling.type:
+            comments.append(src.node_text(sibling))
+        elif sibling.type not in _DOC_TRANSPARENT:
+            break
+        expected_row = sibling.start_point[0]
+        sibling = sibling.prev_named_sibling
+    if not comments:
+        return ""
+    comments.reverse()
+    return _clean_comment("\n".join(comments))
+
+
+def _signature(node: Node, src: _Source) -> str:
+    body = node.child_by_field_name("body")
+    if body is None:
+        for child in node.children:
+            if child.type in ("block", "compound_statement", "class_body", "declaration_list",
+                              "field_declaration_list", "statement_block", "body_statement"):
+                body = child
+                break
+    if body is not None and body.start_byte > node.start_byte:
+        text = src.text(node.start_byte, body.start_byte)
+    else:
+        text = src.node_text(node).split("\n", 1)[0]
+    text = " ".join(text.split()).rstrip("{:= ").strip()
+    return text[:_SIGNATURE_LIMIT]
+
+
+def _name_of(node: Node | None, src: _Source) -> str:
+    if node is None:
+        return ""
+    return " ".join(src.node_text(node).split())
+
+
+def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> FileExtraction:
+    """Symbols and references of one file. ``data`` is the file's UTF-8 bytes."""
+    if tree is None:
+        tree = parse(language, data)
+    src = _Source(data)
+    root = tree.root_node
+    query = get_query(language)
+    from tree_sitter import QueryCursor
+
+    defs_by_node: dict[tuple[int, int], _Def] = {}
+    namespaces: list[_Def] = []
+    raw_refs: list[tuple[str, Node, str, str, str]] = []  # kind, node, name, receiver, source
+
+    for _pattern, captures in QueryCursor(query).matches(root):
+        name_nodes = captures.get("name") or []
+        name = _name_of(name_nodes[0], src) if name_nodes else ""
+        for cap, nodes in captures.items():
+            if cap.startswith("definition."):
+                if not name:
+                    continue
+                kind = cap.split(".", 1)[1]
+                node = nodes[0]
+                doc_nodes = captures.get("doc") or []
+                doc = _clean_comment(src.node_text(doc_nodes[0])) if doc_nodes else ""
+                d = _Def(node, kind, name, doc, node.start_byte, node.end_byte)
+                if kind == "namespace":
+                    namespaces.append(d)
+                    continue
+                key = (node.start_byte, node.end_byte)
+                prev = defs_by_node.get(key)
+                # Two patterns on one node: the more specific kind wins (method > function).
+                if prev is None or (prev.kind == "function" and kind != "function"):
+                    defs_by_node[key] = d
+            elif cap.startswith("reference."):
+                if not name:
+                    continue
+                receivers = captures.get("receiver") or []
+                sources = captures.get("source") or []
+                raw_refs.append(
+                    (
+                        cap.split(".", 1)[1],
+                        name_nodes[0] if name_nodes else nodes[0],
+                        name,
+                        _name_of(receivers[0], src)[:120] if receivers else "",
+                        _name_of(sources[0], src).strip("'\"`<>") if sources else "",
+                    )
+                )
+
+    # Nest definitions (and namespaces) by containment.
+    ordered = sorted([*defs_by_node.values(), *namespaces], key=lambda d: (d.start, -d.end))
+    stack: list[_Def] = []
+    for d in ordered:
+        while stack and stack[-1].end <= d.start:
+            stack.pop()
+        d.parent = stack[-1] if stack else None
+        stack.append(d)
+
+    module_qn = module_qualified_name(path, language)
+    module_id = f"{path}::{MODULE_NAME}"
+    module_doc = _python_docstring(root, src) if language == "python" else ""
+    symbols: list[Symbol] = []
+    seen_ids: dict[str, int] = {}
+
+    for d in ordered:
+        if d.kind == "namespace":
+            continue
+        parts = [d.name]
+        p = d.parent
+        sym_parent: _Def | None = None
+        while p is not None:
+            if sym_parent is None and p.kind != "namespace":
+                sym_parent = p
+            parts.append(p.name)
+            p = p.parent
+        d.qualified = ".".join(reversed(parts))
+        kind = d.kind
+        if kind == "function" and sym_parent is not None and sym_parent.kind in CONTAINER_KINDS:
+            kind = "method"
+        base_id = f"{path}::{d.qualified}"
+        count = seen_ids.get(base_id, 0) + 1
+        seen_ids[base_id] = count
+        sym_id = base_id if count == 1 else f"{base_id}#{count}"
+        node = d.node
+        doc = d.doc
+        if not doc:
+            doc = (
+                _python_docstring(node, src) if language == "python" else ""
+            ) or _preceding_comments(node, src)
+        text = src.node_text(node)
+        signature = _signature(node, src)
+        sp, ep = node.start_point, node.end_point
+        sym = Symbol(
+            id=sym_id,
+            path=path,
+            name=d.name,
+            qualified_name=d.qualified,
+            kind=kind,
+            language=language,
+            signature=signature,
+            doc=doc,
+            parent=sym_parent.symbol.id if sym_parent and sym_parent.symbol else module_id,
+            start_line=sp[0] + 1,
+            start_col=src.column(sp[0], sp[1]),
+            end_line=ep[0] + 1,
+            end_col=src.column(ep[0], ep[1]),
+            text=text,
+            content_hash=content_hash(kind, d.qualified, signature, doc, text),
+        )
+        d.symbol = sym
+        symbols.append(sym)
+        if sym_parent is not None and sym_parent.symbol is not None:
+            sym_parent.symbol.members.append(signature)
+
+    top_level = [d for d in ordered if d.parent is None and d.symbol is not None]
+    module_text = _module_text(src, top_level)
+    end_row = root.end_point[0]
+    module = Symbol(
+        id=module_id,
+        path=path,
+        name=path.rsplit("/", 1)[-1],
+        qualified_name=module_qn,
+        kind="module",
+        language=language,
+        signature=path,
+        doc=module_doc,
+        parent=None,
+        start_line=1,
+        start_col=0,
+        end_line=end_row + 1,
+        end_col=src.column(end_row, root.end_point[1]),
+        text=module_text,
+        content_hash=content_hash("module", module_qn, module_doc, module_text),
+        members=[d.symbol.signature for d in top_level if d.symbol is not None],
+    )
+
+    # Innermost enclosing symbol of each reference: one sweep over sorted starts.
+    starts = [d.start for d in ordered]
+    references: list[Reference] = []
+    for kind, node, name, receiver, source in raw_refs:
+        pos = node.start_byte
+        i = bisect.bisect_right(starts, pos) - 1
+        enclosing = module_id
+        while i >= 0:
+            d = ordered[i]
+            if d.start <= pos < d.end:
+                # climb to the nearest real symbol (namespaces are not symbols)
+                while d is not None and d.symbol is None:
+                    d = d.parent
+                if d is not None and d.symbol is not None:
+                    enclosing = d.symbol.id
+                break
+            i -= 1
+        sp = node.start_point
+        references.append(
+            Reference(
+                path=path,
+                kind=kind,
+                name=name,
+                receiver=receiver,
+                line=sp[0] + 1,
+                col=src.column(sp[0], sp[1]),
+                enclosing=enclosing,
+                source=source,
+            )
+        )
+
+    errors = _count_errors(root) if root.has_error else 0
+    return FileExtraction(path, language, [module, *symbols], references, errors)
+
+
+def _module_text(src: _Source, top_level: list[_Def]) -> str:
+    """Top-level code of a file, with each top-level definition shown by its signature."""
+    pieces: list[str] = []
+    pos = 0
+    for d in top_level:
+        start = d.start
+        # keep the full line of the definition start (indentation, decorators)
+        pieces.append(src.text(pos, start))
+        assert d.symbol is not None
+        pieces.append(d.symbol.signature + " ...")
+        pos = d.end
+        if sum(len(p) for p in pieces) > _MODULE_TEXT_LIMIT:
+            break
+    else:
+        pieces.append(src.text(pos, len(src.data)))
+    text = "".join(pieces)
+    return text[:_MODULE_TEXT_LIMIT]
+
+
+def _count_errors(root: Node) -> int:
+    count = 0
+    cursor = root.walk()
+    visited_children = False
+    while True:
+        node = cursor.node
+        if not visited_children:
+            if node is not None and (node.is_error or node.is_missing):
+                count += 1
+            if node is not None and node.has_error and cursor.goto_first_child():
+                continue
+        if cursor.goto_next_sibling():
+            visited_children = False
+            continue
+        if not cursor.goto_parent():
+            break
+        visited_children = True
+    return count
+
+
+def extract_text(path: str, text: str, language: str) -> FileExtraction:
+    """Convenience for callers that hold decoded text (tests, editor buffers)."""
+    return extract(path, text.encode("utf-8", "surrogatepass"), language)

@@ -1,0 +1,397 @@
+"""The workspace index: cold scan, warm start, per-file updates, then embeddings.
+
+Work is ordered so that the cheap parts are usable first: files are scanned,
+parsed (on every core) and written with their symbols, references and full text
+in seconds; embeddings, about 97% of a cold index, follow in a second phase, and
+search answers from what exists meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+from .config import Settings
+from .embed import Embedder, embed_text, embedding_key, load_embedder, model_identity, search_text
+from .extract import extract
+from .model import FileExtraction, Symbol
+from .scan import ScannedFile, check_content, scan
+from .store import FileRow, Store
+
+log = logging.getLogger(__name__)
+
+# progress(stage, done, total): stage is "scan", "parse", "embed"
+Progress = Callable[[str, int, int], None]
+
+_WRITE_EVERY = 200  # files per store write
+_POOL_MIN_FILES = 48  # below this, parsing in-process beats starting workers
+_SNIPPET_LINES = 6
+
+
+class IndexError_(RuntimeError):
+    pass
+
+
+@dataclass
+class IndexReport:
+    files: int = 0
+    files_parsed: int = 0
+    files_unchanged: int = 0
+    files_deleted: int = 0
+    files_with_syntax_errors: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    symbols: int = 0
+    symbols_written: int = 0
+    embeddings_computed: int = 0
+    embeddings_reused: int = 0
+    pending_embeddings: int = 0
+    seconds: float = 0.0
+    seconds_to_symbols: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    rebuilt: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+@dataclass(slots=True)
+class _Parsed:
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    language: str
+    extraction: FileExtraction | None  # None: unchanged content, or skipped
+    skipped: str | None = None
+    error: str | None = None
+
+
+def file_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def decode(data: bytes) -> bytes:
+    """UTF-8 bytes of a file: invalid sequences replaced, never an exception."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace").encode("utf-8")
+
+
+def parse_file(item: tuple[str, str, str, str | None]) -> _Parsed:
+    """Read, check and extract one file (runs in a worker process)."""
+    rel, abspath, language, old_hash = item
+    try:
+        with open(abspath, "rb") as fh:
+            data = fh.read()
+        st = os.stat(abspath)
+    except OSError as exc:
+        return _Parsed(rel, 0, 0, "", language, None, skipped="unreadable", error=f"{rel}: {exc}")
+    digest = file_hash(data)
+    if old_hash is not None and digest == old_hash:
+        return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None)
+    reason = check_content(data, rel)
+    if reason is not None:
+        return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None, skipped=reason)
+    try:
+        extraction = extract(rel, decode(data), language)
+    except Exception as exc:  # a grammar or query bug must not stop the run
+        log.exception("codeloupe: extraction failed for %s", rel)
+        return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None,
+                       skipped="extraction failed", error=f"{rel}: {exc}")
+    return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, extraction)
+
+
+def _parse_batch(items: list[tuple[str, str, str, str | None]]) -> list[_Parsed]:
+    return [parse_file(item) for item in items]
+
+
+def snippet_of(symbol: Symbol) -> str:
+    lines = symbol.text.splitlines()[:_SNIPPET_LINES]
+    return "\n".join(line[:160] for line in lines)
+
+
+class Index:
+    """One workspace folder and its LanceDB index."""
+
+    def __init__(
+        self,
+        root: str | Path,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise IndexError_(f"not a folder: {root}")
+        self.settings = settings or Settings()
+        self._embedder = embedder
+        if embedder is not None:
+            model_id, dim = embedder.model_id, embedder.dim
+        else:
+            model_id, dim = model_identity(self.settings.model, self.settings.max_tokens)
+            if dim is None:  # a model whose dimension we only learn by loading it
+                self._embedder = self._load_embedder()
+                model_id, dim = self._embedder.model_id, self._embedder.dim
+        self.model_id = model_id
+        self.store = Store(self.settings.index_location(self.root), model_id, dim)
+
+    # --- the model ---------------------------------------------------------------
+
+    def _load_embedder(self) -> Embedder:
+        s = self.settings
+        return load_embedder(
+            s.model, max_tokens=s.max_tokens, batch_size=s.batch_size,
+            trust_remote_code=s.trust_remote_code,
+        )
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = self._load_embedder()
+        return self._embedder
+
+    @property
+    def max_tokens(self) -> int:
+        return self._embedder.max_tokens if self._embedder else self.settings.max_tokens
+
+    # --- locking -----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def write_lock(self, wait: bool = True) -> Iterator[bool]:
+        """An advisory lock so two processes do not index the same folder at once.
+        Yields False (without the lock) when ``wait`` is False and it is held."""
+        uri = self.store.uri
+        if "://" in uri:
+            yield True
+            return
+        import fcntl
+
+        path = Path(uri) / "lock"
+        with open(path, "a+") as fh:
+            flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
+            try:
+                fcntl.flock(fh, flags)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    # --- phase 1: files → symbols ------------------------------------------------
+
+    def sync_files(self, progress: Progress | None = None, report: IndexReport | None = None) -> IndexReport:
+        """Bring symbols, references and full text up to date with the files on disk."""
+        t0 = time.perf_counter()
+        report = report or IndexReport()
+        report.rebuilt = self.store.rebuilt_reason
+        s = self.settings
+
+        def on_error(rel: str, exc: Exception) -> None:
+            report.errors.append(f"{rel}: {exc}")
+
+        scanned = scan(self.root, max_bytes=s.max_file_bytes, exclude=s.exclude,
+                       include=s.include, on_error=on_error)
+        for reason, n in scanned.skipped.items():
+            report.skipped[reason] = report.skipped.get(reason, 0) + n
+        known = self.store.load_files()
+        on_disk = {f.path: f for f in scanned.files}
+        deleted = [p for p in known if p not in on_disk]
+        todo: list[ScannedFile] = []
+        for f in scanned.files:
+            row = known.get(f.path)
+            if row is not None and row.size == f.size and row.mtime_ns == f.mtime_ns:
+                report.files_unchanged += 1
+            else:
+                todo.append(f)
+        if progress:
+            progress("scan", len(scanned.files), len(scanned.files))
+
+        stat_only: list[FileRow] = []
+        pending_parsed: list[_Parsed] = []
+        done = 0
+        for parsed in self._parse_all(todo, known):
+            done += 1
+            if parsed.error:
+                report.errors.append(parsed.error)
+            if parsed.extraction is None and parsed.skipped is None:
+                # same content, new mtime
+                old = known[parsed.path]
+                stat_only.append(FileRow(parsed.path, parsed.size, parsed.mtime_ns, parsed.hash,
+                                         parsed.language, old.symbols, old.errors, old.indexed_at))
+                report.files_unchanged += 1
+            elif parsed.skipped is not None:
+                report.skipped[parsed.skipped] = report.skipped.get(parsed.skipped, 0) + 1
+                if parsed.path in known:
+                    deleted.append(parsed.path)
+            else:
+                pending_parsed.append(parsed)
+            if len(pending_parsed) >= _WRITE_EVERY:
+                self._write(pending_parsed, [], report)
+                pending_parsed = []
+            if progress:
+                progress("parse", done, len(todo))
+        if pending_parsed or deleted:
+            self._write(pending_parsed, deleted, report)
+        report.files_deleted = len(deleted)
+        self.store.update_file_stats(stat_only)
+        if report.files_parsed or deleted:
+            self.store.ensure_indexes()
+            self.store.maybe_optimize()
+            self.store.touch()
+        report.files = self.store.files.count_rows()
+        report.symbols = self.store.symbols.count_rows()
+        report.pending_embeddings = self.store.count_pending()
+        report.seconds_to_symbols = time.perf_counter() - t0
+        return report
+
+    def _parse_all(self, todo: Sequence[ScannedFile], known: dict[str, FileRow]) -> Iterator[_Parsed]:
+        items = [
+            (f.path, str(f.abspath), f.language, known[f.path].hash if f.path in known else None)
+            for f in todo
+        ]
+        workers = self.settings.workers or os.cpu_count() or 1
+        if len(items) < _POOL_MIN_FILES or workers <= 1:
+            for item in items:
+                yield parse_file(item)
+            return
+        batch = max(4, min(64, len(items) // (workers * 8) or 1))
+        batches = [items[i : i + batch] for i in range(0, len(items), batch)]
+        ctx = get_context("spawn")  # never fork a process that may hold torch threads
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            for results in pool.map(_parse_batch, batches):
+                yield from results
+
+    def _write(self, parsed: list[_Parsed], deleted: Sequence[str], report: IndexReport) -> None:
+        symbol_rows: list[dict] = []
+        ref_rows: list[dict] = []
+        file_rows: list[FileRow] = []
+        now = time.time()
+        max_tokens = self.max_tokens
+        texts: list[str] = []
+        for p in parsed:
+            assert p.extraction is not None
+            ex = p.extraction
+            for sym in ex.symbols:
+                text = embed_text(sym, max_tokens)
+                texts.append(text)
+                symbol_rows.append(
+                    {
+                        "id": sym.id, "path": sym.path, "name": sym.name,
+                        "qualified_name": sym.qualified_name, "kind": sym.kind,
+                        "language": sym.language, "signature": sym.signature, "doc": sym.doc,
+                        "parent": sym.parent, "start_line": sym.start_line,
+                        "start_col": sym.start_col, "end_line": sym.end_line,
+                        "end_col": sym.end_col, "content_hash": sym.content_hash,
+                        "embed_key": embedding_key(self.model_id, text),
+                        "embed_text": text, "search_text": search_text(sym),
+                        "snippet": snippet_of(sym), "vector": None,
+                    }
+                )
+            for ref in ex.references:
+                ref_rows.append(
+                    {
+                        "path": ref.path, "kind": ref.kind, "name": ref.name,
+                        "receiver": ref.receiver, "line": ref.line, "col": ref.col,
+                        "enclosing": ref.enclosing, "source": ref.source,
+                    }
+                )
+            if ex.error_count:
+                report.files_with_syntax_errors += 1
+            file_rows.append(FileRow(p.path, p.size, p.mtime_ns, p.hash, p.language,
+                                     len(ex.symbols), ex.error_count, now))
+        cached = self.store.cached_vectors([r["embed_key"] for r in symbol_rows])
+        for row in symbol_rows:
+            vec = cached.get(row["embed_key"])
+            if vec is not None:
+                row["vector"] = vec
+                row["embed_text"] = ""
+                report.embeddings_reused += 1
+        self.store.replace_files(file_rows, symbol_rows, ref_rows, deleted)
+        report.files_parsed += len(parsed)
+        report.symbols_written += len(symbol_rows)
+
+    # --- phase 2: embeddings -----------------------------------------------------
+
+    def embed_pending(
+        self,
+        progress: Progress | None = None,
+        report: IndexReport | None = None,
+        batch: int = 512,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> IndexReport:
+        """Embed every symbol that has no vector yet, in token-sorted batches."""
+        report = report or IndexReport()
+        total = self.store.count_pending()
+        done = 0
+        if progress:
+            progress("embed", 0, total)
+        while True:
+            if should_stop and should_stop():
+                break
+            rows = self.store.pending(batch)
+            if rows.num_rows == 0:
+                break
+            ids = rows.column("id").to_pylist()
+            keys = rows.column("embed_key").to_pylist()
+            texts = rows.column("embed_text").to_pylist()
+            cached = self.store.cached_vectors(keys)
+            todo: dict[str, str] = {}
+            for key, text in zip(keys, texts, strict=True):
+                if key not in cached and key not in todo:
+                    todo[key] = text or ""
+            if todo:
+                counted = 0
+
+                def bump(n: int, base: int = done) -> None:
+                    nonlocal counted
+                    counted += n
+                    if progress:
+                        progress("embed", min(total, base + counted), total)
+
+                vectors = self.embedder.embed(list(todo.values()), progress=bump)  # type: ignore[call-arg]
+                for key, vec in zip(todo, vectors, strict=True):
+                    cached[key] = vec
+                report.embeddings_computed += len(todo)
+            report.embeddings_reused += len(ids) - len(todo)
+            matrix = np.stack([cached[k] for k in keys])
+            self.store.store_vectors(ids, keys, matrix)
+            done += len(ids)
+            if progress:
+                progress("embed", min(total, done), total)
+        self.store.ensure_vector_index()
+        report.pending_embeddings = self.store.count_pending()
+        return report
+
+    # --- everything --------------------------------------------------------------
+
+    def update(self, progress: Progress | None = None, embed: bool = True) -> IndexReport:
+        t0 = time.perf_counter()
+        report = IndexReport()
+        with self.write_lock():
+            self.sync_files(progress, report)
+            if embed:
+                self.embed_pending(progress, report)
+                self.store.maybe_optimize()
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def status(self) -> dict[str, object]:
+        st = self.store.stats()
+        st["root"] = str(self.root)
+        st["index"] = self.store.uri
+        st["index_bytes"] = self.store.size_bytes()
+        st["updated_at"] = self.store.updated_at
+        return st

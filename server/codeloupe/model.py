@@ -1,0 +1,64 @@
+"""The records the engine passes between units: symbols and references."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MODULE_NAME = "<module>"
+
+# Kinds a symbol can have. Containers hold methods; "module" is the per-file unit
+# for top-level code, and also Ruby modules / Rust `mod` blocks.
+CONTAINER_KINDS = frozenset(
+    {"class", "struct", "interface", "enum", "trait", "union", "module", "impl", "object"}
+)
+FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
+SYMBOL_KINDS = CONTAINER_KINDS | FUNCTION_KINDS | {"type"}
+
+
+@dataclass(slots=True)
+class Symbol:
+    """A function, method, class-like type or module unit of one file.
+
+    Lines are 1-based and inclusive; columns are 0-based, counted in characters
+    (code points) of the decoded text.
+    """
+
+    id: str  # "<path>::<qualified name>", "#2" appended for the second overload
+    path: str  # relative to the workspace root, "/"-separated
+    name: str
+    qualified_name: str  # name path inside the file: "Client.fetch"
+    kind: str
+    language: str
+    signature: str
+    doc: str
+    parent: str | None  # id of the enclosing symbol (None for the module unit)
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+    text: str  # the source of the symbol (for the module unit: top-level code)
+    content_hash: str
+    members: list[str] = field(default_factory=list)  # signatures of direct children
+
+
+@dataclass(slots=True)
+class Reference:
+    """A use of a name: a call, a type use, or an import binding."""
+
+    path: str
+    kind: str  # "call", "class", "import"
+    name: str  # the called / referenced name, last component ("send" in "self.send()")
+    receiver: str  # text before the name ("self", "client", "a.b"), "" if none
+    line: int  # 1-based
+    col: int  # 0-based, characters
+    enclosing: str  # id of the innermost symbol containing the reference
+    source: str = ""  # for imports: the module the name comes from
+
+
+@dataclass(slots=True)
+class FileExtraction:
+    path: str
+    language: str
+    symbols: list[Symbol]
+    references: list[Reference]
+    error_count: int = 0  # ERROR / MISSING nodes in the tree: the file had syntax errors

@@ -1,0 +1,241 @@
+"""Hybrid search over the symbols table: vector nearest neighbours and BM25
+full-text, fused with reciprocal rank fusion; exact identifier matches first."""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .embed import split_identifier
+from .index import Index
+from .languages import normalize_language
+from .store import sql_in
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60
+MODES = ("hybrid", "vector", "fts")
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*$")
+_COLUMNS = [
+    "id", "path", "name", "qualified_name", "kind", "language", "start_line", "end_line",
+    "signature", "snippet",
+]
+
+
+class SearchError(ValueError):
+    pass
+
+
+@dataclass
+class Hit:
+    id: str
+    path: str
+    name: str
+    qualified_name: str
+    kind: str
+    language: str
+    start_line: int
+    end_line: int
+    score: float
+    signature: str = ""
+    snippet: str = ""
+    why: list[str] = field(default_factory=list)
+
+    def as_dict(self, snippet: bool = True) -> dict[str, object]:
+        d: dict[str, object] = {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "name": self.name,
+            "qualified_name": self.qualified_name,
+            "kind": self.kind,
+            "language": self.language,
+            "score": round(self.score, 6),
+        }
+        if snippet:
+            d["snippet"] = self.snippet
+        return d
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    results: list[Hit]
+    pending_embeddings: int = 0
+
+    def as_dict(self, snippet: bool = True) -> dict[str, object]:
+        return {
+            "query": self.query,
+            "results": [h.as_dict(snippet) for h in self.results],
+            "pending_embeddings": self.pending_embeddings,
+        }
+
+
+def looks_like_identifier(query: str) -> bool:
+    q = query.strip()
+    if not _IDENTIFIER.match(q):
+        return False
+    # One plain lower-case word ("retry") is as likely prose as a name; it still
+    # gets the exact lookup, which only fires when a symbol has that exact name.
+    return True
+
+
+def glob_to_paths(pattern: str, paths: Sequence[str]) -> list[str]:
+    """Paths matching a glob: ``*`` within a folder, ``**`` across folders; a pattern
+    without a slash matches the file name anywhere (``*.py``)."""
+    pat = pattern.strip().lstrip("./") if pattern.startswith("./") else pattern.strip()
+    if "/" not in pat:
+        return [p for p in paths if fnmatch.fnmatchcase(p.rsplit("/", 1)[-1], pat)
+                or fnmatch.fnmatchcase(p, pat)]
+    regex = _glob_regex(pat.rstrip("/"))
+    return [p for p in paths if regex.match(p)]
+
+
+def _glob_regex(pat: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(pat):
+        c = pat[i]
+        if pat.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pat.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(c))
+        i += 1
+    # a folder pattern matches everything below it
+    return re.compile("^" + "".join(out) + "(?:/.*)?$")
+
+
+class Searcher:
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.store = index.store
+
+    def _filter(self, lang: str | None, path: str | None, kind: str | None) -> str | None:
+        clauses: list[str] = []
+        if lang:
+            langs = [normalize_language(x) for x in lang.split(",") if x.strip()]
+            clauses.append(sql_in("language", langs))
+        if kind:
+            clauses.append(sql_in("kind", [k.strip() for k in kind.split(",") if k.strip()]))
+        if path:
+            all_paths = self.store.files.search().select(["path"]).limit(None).to_arrow()
+            matched = glob_to_paths(path, all_paths.column("path").to_pylist())
+            clauses.append(sql_in("path", matched))  # "false" when nothing matches
+        return " AND ".join(f"({c})" for c in clauses) if clauses else None
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        lang: str | None = None,
+        path: str | None = None,
+        kind: str | None = None,
+        mode: str = "hybrid",
+    ) -> SearchResponse:
+        query = query.strip()
+        if mode not in MODES:
+            raise SearchError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
+        if k < 1:
+            raise SearchError("k must be at least 1")
+        pending = self.store.count_pending()
+        if not query:
+            return SearchResponse(query, [], pending)
+        where = self._filter(lang, path, kind)
+        depth = max(50, k * 5)
+        ranked: list[list[dict]] = []
+        if mode in ("hybrid", "vector"):
+            ranked.append(self._vector(query, where, depth))
+        if mode in ("hybrid", "fts"):
+            ranked.append(self._fulltext(query, where, depth))
+        fused: dict[str, Hit] = {}
+        for ranking_no, rows in enumerate(ranked):
+            label = "vector" if (mode == "vector" or (mode == "hybrid" and ranking_no == 0)) else "fts"
+            for rank, row in enumerate(rows):
+                hit = fused.get(row["id"])
+                if hit is None:
+                    hit = _hit(row, 0.0)
+                    fused[row["id"]] = hit
+                hit.score += 1.0 / (RRF_K + rank + 1)
+                hit.why.append(f"{label}#{rank + 1}")
+        if mode != "vector" and looks_like_identifier(query):
+            exact = self._exact(query, where)
+            for boost, row in exact:
+                hit = fused.get(row["id"])
+                if hit is None:
+                    hit = _hit(row, 0.0)
+                    fused[row["id"]] = hit
+                hit.score += boost
+                hit.why.append("exact")
+        results = sorted(fused.values(), key=lambda h: (-h.score, h.path, h.start_line))[:k]
+        return SearchResponse(query, results, pending)
+
+    def _vector(self, query: str, where: str | None, depth: int) -> list[dict]:
+        if self.store.symbols.count_rows("vector IS NOT NULL") == 0:
+            return []
+        vec = self.index.embedder.embed_query(query)
+        q = self.store.symbols.search(vec, vector_column_name="vector").distance_type("cosine")
+        if where:
+            q = q.where(where, prefilter=True)
+        return q.select(_COLUMNS).limit(depth).to_list()
+
+    def _fulltext(self, query: str, where: str | None, depth: int) -> list[dict]:
+        from lancedb.query import MatchQuery
+
+        words = " ".join(split_identifier(query))
+        text = f"{query} {words}".strip()
+        try:
+            q = self.store.symbols.search(MatchQuery(text, "search_text"), query_type="fts")
+            if where:
+                q = q.where(where, prefilter=True)
+            return q.select(_COLUMNS).limit(depth).to_list()
+        except Exception as exc:  # no FTS index yet (empty table) or a tokenizer edge case
+            log.debug("full-text search failed: %s", exc)
+            return []
+
+    def _exact(self, query: str, where: str | None) -> list[tuple[float, dict]]:
+        """Symbols whose name or qualified name is the query: they go first."""
+        parts = re.split(r"\.|::|#|->", query)
+        last = parts[-1]
+        dotted = ".".join(parts)
+        clause = sql_in("name", [last])
+        if where:
+            clause = f"({clause}) AND ({where})"
+        rows = self.store.symbols.search().where(clause).select(_COLUMNS).limit(200).to_list()
+        out: list[tuple[float, dict]] = []
+        for row in rows:
+            qn = row["qualified_name"]
+            if qn == dotted:
+                boost = 2.0
+            elif len(parts) > 1 and qn.endswith("." + dotted):
+                boost = 1.5
+            elif len(parts) == 1:
+                boost = 1.0
+            else:
+                continue
+            if row["kind"] == "module":
+                boost -= 0.5
+            out.append((boost, row))
+        return out
+
+
+def _hit(row: dict, score: float) -> Hit:
+    return Hit(
+        id=row["id"], path=row["path"], name=row["name"], qualified_name=row["qualified_name"],
+        kind=row["kind"], language=row["language"], start_line=int(row["start_line"]),
+        end_line=int(row["end_line"]), score=score, signature=row.get("signature") or "",
+        snippet=row.get("snippet") or "",
+    )

@@ -1,0 +1,122 @@
+"""Per-language extraction fixtures.
+
+Each folder under tests/data/languages/<lang>/ holds one source file and an
+``expected.json`` with the exact symbols and calls it must yield:
+
+    {"file": "sample.py",
+     "symbols": [{"qualified_name": "Client.fetch", "kind": "method",
+                  "start_line": 8, "end_line": 10}, ...],          # exact, module unit excluded
+     "calls": [{"caller": "Client.fetch", "name": "send", "line": 10}, ...],  # exact
+     "receivers": {"10:send": "self"},                              # optional, checked where given
+     "docs": {"Client": "A client."},                                # optional, checked where given
+     "signatures": {"Client.fetch": "def fetch(self, url: str) -> bytes"},   # optional
+     "class_refs": [{"caller": "Client", "name": "Base"}],           # optional, exact when given
+     "imports": [{"name": "z", "source": ".x"}]}                     # optional, exact when given
+
+``caller`` is the qualified name of the innermost enclosing symbol, or
+``<module>`` for top-level code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codeloupe.extract import extract
+from codeloupe.languages import LANGUAGES, language_for_path
+from codeloupe.model import MODULE_NAME
+
+DATA = Path(__file__).parent / "data" / "languages"
+CASES = sorted(p.parent.name for p in DATA.glob("*/expected.json"))
+
+
+def _load(lang: str):
+    folder = DATA / lang
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    source = folder / expected["file"]
+    language = language_for_path(source)
+    assert language == lang, f"{source.name} maps to {language}, folder says {lang}"
+    rel = f"fixtures/{source.name}"
+    return expected, extract(rel, source.read_bytes(), language), rel
+
+
+def _caller(enclosing: str, rel: str) -> str:
+    qualified = enclosing.split("::", 1)[1]
+    return MODULE_NAME if qualified == MODULE_NAME else qualified.split("#", 1)[0]
+
+
+def test_every_language_has_a_fixture() -> None:
+    assert sorted(CASES) == sorted(spec.name for spec in LANGUAGES)
+
+
+@pytest.mark.parametrize("lang", CASES)
+def test_symbols(lang: str) -> None:
+    expected, result, _ = _load(lang)
+    got = sorted(
+        (s.qualified_name, s.kind, s.start_line, s.end_line)
+        for s in result.symbols
+        if s.kind != "module" or s.name != result.path.rsplit("/", 1)[-1]
+    )
+    want = sorted(
+        (s["qualified_name"], s["kind"], s["start_line"], s["end_line"]) for s in expected["symbols"]
+    )
+    assert got == want
+
+
+@pytest.mark.parametrize("lang", CASES)
+def test_module_unit(lang: str) -> None:
+    _, result, rel = _load(lang)
+    module = result.symbols[0]
+    assert module.kind == "module" and module.id == f"{rel}::{MODULE_NAME}"
+    assert module.start_line == 1 and module.end_line >= max(s.end_line for s in result.symbols)
+
+
+@pytest.mark.parametrize("lang", CASES)
+def test_calls(lang: str) -> None:
+    expected, result, rel = _load(lang)
+    got = sorted(
+        (_caller(r.enclosing, rel), r.name, r.line) for r in result.references if r.kind == "call"
+    )
+    want = sorted((c["caller"], c["name"], c["line"]) for c in expected["calls"])
+    assert got == want
+    receivers = {f"{r.line}:{r.name}": r.receiver for r in result.references if r.kind == "call"}
+    for key, receiver in expected.get("receivers", {}).items():
+        assert receivers.get(key) == receiver, key
+
+
+@pytest.mark.parametrize("lang", CASES)
+def test_docs_signatures_and_other_references(lang: str) -> None:
+    expected, result, rel = _load(lang)
+    by_name = {s.qualified_name: s for s in result.symbols}
+    for name, doc in expected.get("docs", {}).items():
+        assert by_name[name].doc == doc, name
+    for name, signature in expected.get("signatures", {}).items():
+        assert by_name[name].signature == signature, name
+    if "class_refs" in expected:
+        got = sorted(
+            (_caller(r.enclosing, rel), r.name) for r in result.references if r.kind == "class"
+        )
+        want = sorted((c["caller"], c["name"]) for c in expected["class_refs"])
+        assert got == want
+    if "imports" in expected:
+        got = sorted((r.name, r.source) for r in result.references if r.kind == "import")
+        want = sorted((i["name"], i["source"]) for i in expected["imports"])
+        assert got == want
+
+
+@pytest.mark.parametrize("lang", CASES)
+def test_syntax_error_keeps_the_rest(lang: str) -> None:
+    """Break the file in the middle: the definitions before and after survive."""
+    expected, result, rel = _load(lang)
+    folder = DATA / lang
+    data = (folder / expected["file"]).read_bytes()
+    lines = data.split(b"\n")
+    mid = len(lines) // 2
+    broken = b"\n".join([*lines[:mid], b"  ) ] } @@@ (((", *lines[mid:]])
+    damaged = extract(rel, broken, lang)
+    names = {s.qualified_name for s in damaged.symbols}
+    before = [s for s in result.symbols if s.end_line < mid and s.kind != "module"]
+    assert all(s.qualified_name in names for s in before)
+    assert len(damaged.symbols) >= len(result.symbols) // 2
