@@ -226,6 +226,9 @@ def resolve_gold(project: dict, root: Path) -> dict[tuple[str, str], list[tuple[
 class Hit:
     label: str  # what to show for the result
     gold: set[int]  # indices of the query's gold symbols this result hits
+    # codeloupe only: gold symbols this result encloses or sits inside (a class for
+    # its method, a method for its nested function; never a whole-file module unit).
+    near: set[int] = field(default_factory=set)
 
 
 def _cli_env() -> dict[str, str]:
@@ -233,6 +236,9 @@ def _cli_env() -> dict[str, str]:
     env["HF_HUB_OFFLINE"] = "1"
     env["TRANSFORMERS_OFFLINE"] = "1"
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # The same bundled model as the baseline, the index in ROOT/.codeloupe: no overrides.
+    for var in ("CODELOUPE_MODEL", "CODELOUPE_INDEX_URI"):
+        env.pop(var, None)
     return env
 
 
@@ -244,7 +250,7 @@ def cli_available() -> bool:
 
 def codeloupe_index(root: Path) -> float:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "codeloupe", "index", str(root)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "codeloupe", "index", "-q", "--model", "default", str(root)], capture_output=True,
                           text=True, env=_cli_env())
     if proc.returncode != 0:
         raise EvalError(f"codeloupe index {root} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -252,8 +258,8 @@ def codeloupe_index(root: Path) -> float:
 
 
 def codeloupe_search(root: Path, queries: list[str], mode: str, k: int) -> tuple[list[list[dict]], float]:
-    cmd = [sys.executable, "-m", "codeloupe", "search", "--root", str(root), "-k", str(k), "--json",
-           "--mode", mode, "-"]
+    cmd = [sys.executable, "-m", "codeloupe", "search", "-q", "--model", "default", "--no-update",
+           "--root", str(root), "-k", str(k), "--json", "--mode", mode, "-"]
     start = time.perf_counter()
     proc = subprocess.run(cmd, input="\n".join(queries) + "\n", capture_output=True, text=True,
                           env=_cli_env())
@@ -276,7 +282,16 @@ def codeloupe_hits(results: list[dict], gold: list[Gold], k: int) -> list[Hit]:
     hits = []
     for r in results[:k]:
         i = index.get((r.get("path"), r.get("qualified_name")))
-        hits.append(Hit(f"{r.get('path')}::{r.get('qualified_name')}", {i} if i is not None else set()))
+        exact = {i} if i is not None else set()
+        near = set(exact)
+        if r.get("kind") != "module":
+            rs, re_ = r.get("start_line") or 0, r.get("end_line") or 0
+            for j, g in enumerate(gold):
+                if g.path == r.get("path") and any(
+                    (rs <= s and e <= re_) or (s <= rs and re_ <= e) for s, e in g.ranges
+                ):
+                    near.add(j)
+        hits.append(Hit(f"{r.get('path')}::{r.get('qualified_name')}", exact, near))
     return hits
 
 
@@ -357,9 +372,11 @@ def score(hits: list[Hit], n_gold: int, k: int) -> dict:
         for i in h.gold:
             gold_ranks.setdefault(i, rank)
         found |= h.gold
+    near_first = next((rank for rank, h in enumerate(hits[:k], 1) if h.gold or h.near), None)
     return {
         "recall": len(found) / n_gold if n_gold else 0.0,
         "rr": 1.0 / first if first else 0.0,
+        "rr_enclosing": 1.0 / near_first if near_first else 0.0,
         "first_rank": first,
         "gold_ranks": [gold_ranks.get(i) for i in range(n_gold)],
     }
@@ -464,6 +481,8 @@ def evaluate(args: argparse.Namespace) -> dict:
                 "misses": sum(1 for s in scores if s["first_rank"] is None),
                 **timings[system],
             }
+            if system != "naive":
+                info["systems"][system][f"mrr@{k}_enclosing_ok"] = round(mean([s["rr_enclosing"] for s in scores]), 4)
         if "hybrid" in systems and "naive" in systems:
             info["mrr_ratio_hybrid_vs_naive"] = _ratio(info["systems"]["hybrid"][f"mrr@{k}"],
                                                        info["systems"]["naive"][f"mrr@{k}"])
@@ -475,7 +494,8 @@ def evaluate(args: argparse.Namespace) -> dict:
                 s = score(hits[system][qi], len(golds[qi]), k)
                 entry["systems"][system] = {
                     "rr": round(s["rr"], 4), "recall": round(s["recall"], 4), "gold_ranks": s["gold_ranks"],
-                    "top": [h.label + (" *" if h.gold else "") for h in hits[system][qi][:k]],
+                    **({"rr_enclosing_ok": round(s["rr_enclosing"], 4)} if system != "naive" else {}),
+                    "top": [h.label + (" *" if h.gold else " ~" if h.near else "") for h in hits[system][qi][:k]],
                 }
             report["per_query"].append(entry)
 
@@ -487,6 +507,9 @@ def evaluate(args: argparse.Namespace) -> dict:
             f"mrr@{k}": round(mean([s["rr"] for s in scores]), 4),
             "misses": sum(1 for s in scores if s["first_rank"] is None),
         }
+        if system != "naive":
+            report["overall"]["systems"][system][f"mrr@{k}_enclosing_ok"] = round(
+                mean([s["rr_enclosing"] for s in scores]), 4)
     if "hybrid" in systems and "naive" in systems:
         o = report["overall"]["systems"]
         report["overall"]["mrr_ratio_hybrid_vs_naive"] = _ratio(o["hybrid"][f"mrr@{k}"], o["naive"][f"mrr@{k}"])
@@ -501,15 +524,22 @@ def print_table(report: dict) -> None:
     o = report["overall"]
     rows.append(("overall", "", o["queries"], o["systems"], o.get("mrr_ratio_hybrid_vs_naive")))
     width = max(len(LABELS[s]) for s in systems)
-    print(f"\nSearch quality, k={k}, model {report['model']['name']} (same model for every system)\n")
-    header = f"{'project':<12} {'version':<8} {'q':>3}  {'system':<{width}}  {'recall@' + str(k):>9}  {'MRR@' + str(k):>7}  {'miss':>4}"
+    print(f"\nSearch quality, k={k}, model {report['model']['name']} (same model for every system)")
+    print("recall and MRR: a codeloupe result counts when path and qualified name match a gold symbol;")
+    print("a naive chunk counts when its lines overlap one. 'MRR, enclosing ok' (codeloupe only) also")
+    print("counts a class/function that encloses or sits inside a gold symbol (not whole-file units).\n")
+    header = (f"{'project':<12} {'version':<8} {'q':>3}  {'system':<{width}}  {'recall@' + str(k):>9}  "
+              f"{'MRR@' + str(k):>7}  {'miss':>4}  {'MRR, enclosing ok':>17}")
     print(header)
     print("-" * len(header))
     for name, version, n, sysd, ratio in rows:
         for i, s in enumerate(systems):
             m = sysd[s]
             lead = f"{name:<12} {version:<8} {n:>3}" if i == 0 else " " * 25
-            print(f"{lead}  {LABELS[s]:<{width}}  {m[f'recall@{k}']:>9.3f}  {m[f'mrr@{k}']:>7.3f}  {m['misses']:>4}")
+            near = m.get(f"mrr@{k}_enclosing_ok")
+            near_s = f"{near:>17.3f}" if near is not None else f"{'':>17}"
+            print(f"{lead}  {LABELS[s]:<{width}}  {m[f'recall@{k}']:>9.3f}  {m[f'mrr@{k}']:>7.3f}  "
+                  f"{m['misses']:>4}  {near_s}")
         if ratio is not None:
             print(f"{'':25}  {'MRR hybrid / naive':<{width}}  {'':>9}  {ratio:>6.2f}x")
         print()
@@ -517,7 +547,8 @@ def print_table(report: dict) -> None:
 
 def print_misses(report: dict) -> None:
     systems = list(report["systems"])
-    print("Per-query misses (recall < 1; '*' marks a relevant result, ranks are 1-based):\n")
+    print("Per-query misses (recall < 1; '*' marks a relevant result, '~' a result enclosing or inside a")
+    print("gold symbol; ranks are 1-based, '-' = not in the top k):\n")
     for entry in report["per_query"]:
         bad = [s for s in systems if entry["systems"][s]["recall"] < 1.0]
         if not bad:

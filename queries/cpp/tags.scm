@@ -14,19 +14,22 @@
 
 ; ---- class-like types with a body ------------------------------------------------
 ; A bare `class C {...};` (in a namespace, at top level, in a template, a block or
-; a preprocessor conditional) is the specifier directly followed by `;`.
+; a preprocessor conditional) is the specifier directly followed by `;`. A
+; specialization `struct S<int> {...}` is named `S`.
 ; In a typedef the typedef name follows instead (see below).
 
 (_
   (class_specifier
-    name: (type_identifier) @name
+    name: [(type_identifier) @name
+           (template_type name: (type_identifier) @name)]
     body: (field_declaration_list)) @definition.class
   .
   ";")
 
 (_
   (struct_specifier
-    name: (type_identifier) @name
+    name: [(type_identifier) @name
+           (template_type name: (type_identifier) @name)]
     body: (field_declaration_list)) @definition.struct
   .
   ";")
@@ -50,12 +53,14 @@
 
 (field_declaration
   type: (class_specifier
-    name: (type_identifier) @name
+    name: [(type_identifier) @name
+           (template_type name: (type_identifier) @name)]
     body: (field_declaration_list)) @definition.class)
 
 (field_declaration
   type: (struct_specifier
-    name: (type_identifier) @name
+    name: [(type_identifier) @name
+           (template_type name: (type_identifier) @name)]
     body: (field_declaration_list)) @definition.struct)
 
 (field_declaration
@@ -70,12 +75,14 @@
 
 (declaration
   type: (class_specifier
-    name: (type_identifier) @name
+    name: [(type_identifier) @name
+           (template_type name: (type_identifier) @name)]
     body: (field_declaration_list)) @definition.class)
 
 (declaration
   type: (struct_specifier
-    name: (type_identifier) @name
+    name: [(type_identifier) @name
+           (template_type name: (type_identifier) @name)]
     body: (field_declaration_list)) @definition.struct)
 
 (declaration
@@ -140,16 +147,18 @@
         declarator: [(identifier) (field_identifier) (operator_name)] @name))
   ]) @definition.function
 
-; out-of-line definitions: T::f, ns::T::f (the name is the last part)
+; out-of-line definitions: T::f, ns::T::f, T::f<U> (the name is the last part)
 (function_definition
   declarator: [
     (function_declarator
       declarator: (qualified_identifier
-        name: [(identifier) (destructor_name) (operator_name)] @name))
+        name: [(identifier) @name (destructor_name) @name (operator_name) @name
+               (template_function name: (identifier) @name)]))
     (function_declarator
       declarator: (qualified_identifier
         name: (qualified_identifier
-          name: [(identifier) (destructor_name) (operator_name)] @name)))
+          name: [(identifier) @name (destructor_name) @name (operator_name) @name
+                 (template_function name: (identifier) @name)])))
     (pointer_declarator
       declarator: (function_declarator
         declarator: (qualified_identifier

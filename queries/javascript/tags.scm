@@ -48,13 +48,21 @@
   property: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.function
 
-; CommonJS / prototype style: res.send = function send(body) { ... },
-; Foo.prototype.bar = () => { ... }. The statement is the definition (for its doc).
+; CommonJS / prototype style: Foo.prototype.bar = () => { ... },
+; exports.baz = function () { ... }. The statement is the definition (for its doc).
 (expression_statement
   (assignment_expression
     left: (member_expression
       property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression)])) @definition.function
+    right: [(arrow_function) (function_expression !name)])) @definition.function
+
+; module.exports = function createApplication() { ... }: a named function
+; expression is known by its own name
+(expression_statement
+  (assignment_expression
+    left: (member_expression)
+    right: (function_expression
+      name: (identifier) @name))) @definition.function
 
 ; object literal: { onClick: () => {}, render: function () {} }
 (pair

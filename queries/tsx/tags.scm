@@ -61,11 +61,18 @@
   name: (property_identifier) @name) @definition.constructor
   (#eq? @name "constructor"))
 
-; method overload signatures and abstract methods in classes, method signatures
-; in interfaces (object types in type aliases are left out)
-(class_body
+; method overload signatures (and declared constructors, as in .d.ts files) and
+; abstract methods in classes, method signatures in interfaces (object types in
+; type aliases are left out)
+((class_body
   (method_signature
     name: (property_identifier) @name) @definition.method)
+  (#not-eq? @name "constructor"))
+
+((class_body
+  (method_signature
+    name: (property_identifier) @name) @definition.constructor)
+  (#eq? @name "constructor"))
 
 (class_body
   (abstract_method_signature
@@ -93,12 +100,21 @@
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.function
 
-; Foo.prototype.bar = function () { ... }, exports.baz = () => { ... }
+; CommonJS / prototype style: Foo.prototype.bar = () => { ... },
+; exports.baz = function () { ... }. The statement is the definition (for its doc).
 (expression_statement
   (assignment_expression
     left: (member_expression
       property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression)])) @definition.function
+    right: [(arrow_function) (function_expression !name)])) @definition.function
+
+; module.exports = function createApplication() { ... }: a named function
+; expression is known by its own name
+(expression_statement
+  (assignment_expression
+    left: (member_expression)
+    right: (function_expression
+      name: (identifier) @name))) @definition.function
 
 ; object literal: { onClick: () => {}, render: function () {} }
 (pair

@@ -19,6 +19,7 @@ still finds is kept.
 from __future__ import annotations
 
 import bisect
+import re
 import hashlib
 from dataclasses import dataclass
 
@@ -109,7 +110,15 @@ def module_qualified_name(path: str, language: str) -> str:
     return path
 
 
+_XML_DOC_TAG = re.compile(r"</?(summary|remarks|returns|value|para)>|<(param|typeparam) name=\"(\w+)\">|</(param|typeparam)>")
+
+
+def _xml_doc(match: re.Match[str]) -> str:
+    return f"{match.group(3)}: " if match.group(3) else ""
+
+
 def _clean_comment(text: str) -> str:
+    text = _XML_DOC_TAG.sub(_xml_doc, text)  # C# /// <summary> docs
     lines = []
     for raw in text.splitlines():
         line = raw.strip()
@@ -165,7 +174,9 @@ def _preceding_comments(node: Node, src: _Source) -> str:
     expected_row = anchor.start_point[0]
     sibling = anchor.prev_named_sibling
     while sibling is not None:
-        if sibling.end_point[0] < expected_row - 1:
+        gap = expected_row - sibling.end_point[0]
+        # a /** doc block */ may stand one blank line above; other comments must touch
+        if gap > 2 or (gap == 2 and not (comments == [] and src.node_text(sibling).startswith("/**"))):
             break
         if "comment" in sibling.type:
             comments.append(src.node_text(sibling))
@@ -188,7 +199,14 @@ def _signature(node: Node, src: _Source) -> str:
                 body = child
                 break
     if body is not None and body.start_byte > node.start_byte:
-        text = src.text(node.start_byte, body.start_byte)
+        end = body.start_byte
+        # Python: stop at the ":" before the body when only comments stand between
+        for child in node.children:
+            if child.type == ":" and child.end_byte <= body.start_byte:
+                end = child.start_byte
+            elif child.start_byte < body.start_byte and "comment" not in child.type:
+                end = body.start_byte
+        text = src.text(node.start_byte, end)
     else:
         text = src.node_text(node).split("\n", 1)[0]
     text = " ".join(text.split()).rstrip("{:= ").strip()
@@ -205,6 +223,9 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     """Symbols and references of one file. ``data`` is the file's UTF-8 bytes."""
     if tree is None:
         tree = parse(language, data)
+    original_errors = _count_errors(tree.root_node) if tree.root_node.has_error else 0
+    if original_errors:
+        data, tree = _recover(language, data, tree)
     src = _Source(data)
     root = tree.root_node
     query = get_query(language)
@@ -227,6 +248,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                 doc = _clean_comment(src.node_text(doc_nodes[0])) if doc_nodes else ""
                 d = _Def(node, kind, name, doc, node.start_byte, node.end_byte)
                 if kind == "namespace":
+                    if node.type == "file_scoped_namespace_declaration" and node.parent is not None:
+                        d.end = node.parent.end_byte  # `namespace A.B;` covers the rest of the file
                     namespaces.append(d)
                     continue
                 key = (node.start_byte, node.end_byte)
@@ -367,8 +390,49 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
             )
         )
 
-    errors = _count_errors(root) if root.has_error else 0
-    return FileExtraction(path, language, [module, *symbols], references, errors)
+    return FileExtraction(path, language, [module, *symbols], references, original_errors)
+
+
+_RECOVERY_ATTEMPTS = 24
+
+
+def _recover(language: str, data: bytes, tree: Tree) -> tuple[bytes, Tree]:
+    """Re-synchronise after a syntax error that swallowed the rest of a file.
+
+    tree-sitter sometimes folds everything after a bad line into one top-level ERROR
+    node, and the definitions inside it are lost. Blank (spaces, newlines kept, so
+    every offset stays valid) the first line of the first top-level ERROR and parse
+    again, until no top-level ERROR remains or the attempts run out; keep the best
+    tree, judged by how many bytes ERROR nodes still cover."""
+    best_data, best_tree = data, tree
+    best_cost = _error_bytes(tree.root_node)
+    masked = bytearray(data)
+    for _ in range(_RECOVERY_ATTEMPTS):
+        errors = [c for c in tree.root_node.children if c.type == "ERROR" or c.is_missing]
+        if not errors:
+            break
+        err = errors[0]
+        start = err.start_byte
+        line_start = data.rfind(b"\n", 0, start) + 1
+        line_end = data.find(b"\n", start)
+        if line_end == -1:
+            line_end = len(data)
+        if all(b in b" \t\r" for b in masked[line_start:line_end]):
+            # the error starts on a blank line: blank through its first non-empty line
+            nxt = data.find(b"\n", line_end + 1)
+            line_end = len(data) if nxt == -1 else nxt
+        for i in range(line_start, line_end):
+            if masked[i] not in (0x0A, 0x0D):
+                masked[i] = 0x20
+        tree = parse(language, bytes(masked))
+        cost = _error_bytes(tree.root_node)
+        if cost < best_cost:
+            best_data, best_tree, best_cost = bytes(masked), tree, cost
+    return best_data, best_tree
+
+
+def _error_bytes(root: Node) -> int:
+    return sum(c.end_byte - c.start_byte for c in root.children if c.type == "ERROR")
 
 
 def _module_text(src: _Source, top_level: list[_Def]) -> str:

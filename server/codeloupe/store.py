@@ -12,6 +12,7 @@ import json
 import logging
 import time
 import warnings
+from datetime import timedelta
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,7 +148,9 @@ class Store:
             if not gitignore.exists():
                 gitignore.write_text("# codeloupe index: derived data\n*\n", encoding="utf-8")
         try:
-            self.db = lancedb.connect(uri)
+            # Always read the latest version: another process (the CLI beside the
+            # server, a second index run) may have written since the table was opened.
+            self.db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
         except Exception as exc:
             raise StoreError(f"cannot open index at {uri}: {exc}") from exc
         self._open_tables()
@@ -379,8 +382,6 @@ class Store:
 
     def optimize(self) -> None:
         """Compact small fragments and fold new rows into the indexes."""
-        from datetime import timedelta
-
         for table in (self.symbols, self.files, self.refs, self.cache):
             try:
                 table.optimize(cleanup_older_than=timedelta(minutes=5))

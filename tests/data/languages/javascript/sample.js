@@ -79,9 +79,13 @@ const handlers = {
   echo: (text) => text.trim(),
 };
 
-Client.prototype.close = function close() {
+Client.prototype.close = function () {
   this.transport.removeAllListeners();
 };
 
 const file = path.join(process.cwd(), 'client.log');
 fetchUser(1).then((size) => console.log(file, size, handlers.ping()));
+
+globalThis.reportError = function report(err) {
+  console.error(err);
+};

@@ -1,0 +1,135 @@
+; C# tags: definitions, calls, type uses and imports.
+; XML doc comments (/// above a declaration) are read by the extractor.
+; Overloads share a qualified name; the extractor suffixes the second one's id "#2".
+
+; ---------------------------------------------------------------------------
+; Namespaces prefix the names inside them. A file-scoped `namespace A.B;` node
+; ends at its semicolon, so it only prefixes once the extractor extends it to the
+; end of the file.
+; ---------------------------------------------------------------------------
+
+(namespace_declaration
+  name: (_) @name) @definition.namespace
+
+(file_scoped_namespace_declaration
+  name: (_) @name) @definition.namespace
+
+; ---------------------------------------------------------------------------
+; Types
+; ---------------------------------------------------------------------------
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+; record R(...) and record struct R(...)
+(record_declaration
+  name: (identifier) @name) @definition.class
+
+(struct_declaration
+  name: (identifier) @name) @definition.struct
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+; ---------------------------------------------------------------------------
+; Methods, constructors, local functions
+; ---------------------------------------------------------------------------
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.constructor
+
+; int Helper(int x) => x; inside a method body
+(local_function_statement
+  name: (identifier) @name) @definition.function
+
+; ---------------------------------------------------------------------------
+; Calls. The function of an invocation is an identifier, a generic name, a member
+; access or a conditional access, so each call matches one pattern only.
+; ---------------------------------------------------------------------------
+
+; Foo(), Foo<T>()
+(invocation_expression
+  function: [(identifier) @name
+             (generic_name (identifier) @name)]) @reference.call
+
+; obj.Foo(), this.Foo(), base.Foo(), a.b.Foo() (receiver "a.b"), obj.Foo<T>().
+; `this` and `base` are unnamed tokens here, hence the `_` wildcard.
+(invocation_expression
+  function: (member_access_expression
+    expression: _ @receiver
+    name: [(identifier) @name
+           (generic_name (identifier) @name)])) @reference.call
+
+; obj?.Foo()
+(invocation_expression
+  function: (conditional_access_expression
+    condition: (_) @receiver
+    (member_binding_expression
+      name: [(identifier) @name
+             (generic_name (identifier) @name)]))) @reference.call
+
+; : base(...) / : this(...) before a constructor body
+(constructor_initializer
+  ["base" "this"] @name) @reference.call
+
+; new Foo(), new List<int>(), new A.B.Foo()
+(object_creation_expression
+  type: [(identifier) @name
+         (generic_name (identifier) @name)]) @reference.call
+
+(object_creation_expression
+  type: (qualified_name
+    qualifier: (_) @receiver
+    name: [(identifier) @name
+           (generic_name (identifier) @name)])) @reference.call
+
+; ---------------------------------------------------------------------------
+; Type uses: base types, and the declared types of fields, locals, parameters,
+; properties and method results (Foo and the head of Foo<T>; `var` is implicit_type)
+; ---------------------------------------------------------------------------
+
+(base_list
+  [(identifier) @name
+   (generic_name (identifier) @name)
+   (qualified_name name: (identifier) @name)]) @reference.class
+
+(variable_declaration
+  type: [(identifier) @name
+         (generic_name (identifier) @name)]) @reference.class
+
+(parameter
+  type: [(identifier) @name
+         (generic_name (identifier) @name)]) @reference.class
+
+(property_declaration
+  type: [(identifier) @name
+         (generic_name (identifier) @name)]) @reference.class
+
+(method_declaration
+  returns: [(identifier) @name
+            (generic_name (identifier) @name)]) @reference.class
+
+; ---------------------------------------------------------------------------
+; Imports: @name is the bound (last) name or the alias, @source the full path
+; ---------------------------------------------------------------------------
+
+; using System;
+(using_directive
+  . (identifier) @name @source .) @reference.import
+
+; using System.Collections.Generic;   using static System.Math;
+(using_directive
+  !name
+  (qualified_name
+    name: (identifier) @name) @source) @reference.import
+
+; using Json = Newtonsoft.Json;
+(using_directive
+  name: (identifier) @name
+  [(identifier) (qualified_name) (generic_name)] @source) @reference.import

@@ -1,0 +1,124 @@
+; PHP tags: namespaces, classes / interfaces / traits / enums, functions and methods,
+; calls (including `new Foo()`), base types, `use` imports and require / include.
+;
+; Only a braced `namespace A { ... }` prefixes the names inside it: the statement
+; form `namespace A;` contains nothing in the tree, so it is not captured.
+
+; ---- namespaces ---------------------------------------------------------------------
+
+(namespace_definition
+  name: (namespace_name) @name
+  body: (compound_statement)) @definition.namespace
+
+; ---- class-like types ------------------------------------------------------------------
+
+(class_declaration
+  name: (name) @name) @definition.class
+
+(interface_declaration
+  name: (name) @name) @definition.interface
+
+(trait_declaration
+  name: (name) @name) @definition.trait
+
+(enum_declaration
+  name: (name) @name) @definition.enum
+
+; ---- functions and methods ----------------------------------------------------------
+
+(function_definition
+  name: (name) @name) @definition.function
+
+(method_declaration
+  name: (name) @name
+  (#not-eq? @name "__construct")) @definition.method
+
+(method_declaration
+  name: (name) @name
+  (#eq? @name "__construct")) @definition.constructor
+
+; ---- calls ------------------------------------------------------------------------------
+
+; f(x), \ns\f(x)
+(function_call_expression
+  function: [(name) @name
+             (qualified_name (name) @name .)]) @reference.call
+
+; $obj->m(x), $obj?->m(x), $this->m(x)
+(member_call_expression
+  object: (_) @receiver
+  name: (name) @name) @reference.call
+
+(nullsafe_member_call_expression
+  object: (_) @receiver
+  name: (name) @name) @reference.call
+
+; Foo::m(x), self::m(x), parent::__construct()
+(scoped_call_expression
+  scope: (_) @receiver
+  name: (name) @name) @reference.call
+
+; new Foo(x), new \ns\Foo(x): a call named Foo (`new self` / `new static` name no class)
+(object_creation_expression
+  [(name) @name
+   (qualified_name (name) @name .)]
+  (#not-match? @name "^(self|static|parent)$")) @reference.call
+
+; ---- type uses: extends / implements / trait use ----------------------------------------
+
+(base_clause
+  [(name) @name
+   (qualified_name (name) @name .)] @reference.class)
+
+(class_interface_clause
+  [(name) @name
+   (qualified_name (name) @name .)] @reference.class)
+
+(use_declaration
+  [(name) @name
+   (qualified_name (name) @name .)] @reference.class)
+
+; ---- imports ---------------------------------------------------------------------------
+; `use A\B\C;` binds C (source A\B\C), `use A\B as D;` binds D; in a group
+; `use A\{B, C as D};` the source is the group prefix `A`.
+
+(namespace_use_declaration
+  (namespace_use_clause
+    !alias
+    [(name) @name @source
+     (qualified_name (name) @name .) @source]) @reference.import)
+
+(namespace_use_declaration
+  (namespace_use_clause
+    [(name) (qualified_name)] @source
+    alias: (name) @name) @reference.import)
+
+(namespace_use_declaration
+  (namespace_name) @source
+  body: (namespace_use_group
+    (namespace_use_clause
+      !alias
+      (name) @name) @reference.import))
+
+(namespace_use_declaration
+  (namespace_name) @source
+  body: (namespace_use_group
+    (namespace_use_clause
+      alias: (name) @name) @reference.import))
+
+; require 'x.php'; include_once "y.php"; (only a literal path)
+(require_expression
+  [(string (string_content) @name)
+   (encapsed_string (string_content) @name)] @source) @reference.import
+
+(require_once_expression
+  [(string (string_content) @name)
+   (encapsed_string (string_content) @name)] @source) @reference.import
+
+(include_expression
+  [(string (string_content) @name)
+   (encapsed_string (string_content) @name)] @source) @reference.import
+
+(include_once_expression
+  [(string (string_content) @name)
+   (encapsed_string (string_content) @name)] @source) @reference.import

@@ -1,0 +1,248 @@
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codeloupe import index as index_module
+from codeloupe.config import Settings
+from codeloupe.index import Index
+from codeloupe.scan import ScannedFile, ScanResult
+
+from .conftest import SAMPLE_REPO, write_tree
+
+
+def rows(index: Index) -> dict[str, dict]:
+    table = index.store.symbols.to_arrow().to_pylist()
+    return {r["id"]: r for r in table}
+
+
+def open_index(root: Path, embedder) -> Index:
+    return Index(root, Settings(), embedder=embedder)
+
+
+def test_cold_then_warm_start_with_nothing_changed(sample_repo: Path, embedder) -> None:
+    idx = open_index(sample_repo, embedder)
+    report = idx.update()
+    assert report.files == 4 and report.files_parsed == 4
+    assert report.pending_embeddings == 0
+    before = rows(idx)
+    assert "src/shop/http.py::Client.fetch" in before
+    assert "src/shop/http.py::<module>" in before
+    assert all(r["vector"] is not None for r in before.values())
+    assert report.embeddings_computed == len({r["embed_key"] for r in before.values()})
+
+    again = open_index(sample_repo, embedder).update()
+    assert (again.files_parsed, again.embeddings_computed, again.files_unchanged) == (0, 0, 4)
+
+    os.utime(sample_repo / "src/shop/cart.py", None)  # new mtime, same content
+    touched = open_index(sample_repo, embedder).update()
+    assert touched.files_parsed == 0 and touched.files_unchanged == 4
+    assert rows(idx) == before
+
+
+def test_edit_add_delete_rename_touch_only_affected_rows(sample_repo: Path, embedder) -> None:
+    idx = open_index(sample_repo, embedder)
+    idx.update()
+    before = rows(idx)
+
+    cart = sample_repo / "src/shop/cart.py"
+    cart.write_text(cart.read_text().replace("self.items.append((sku, quantity))",
+                                             "self.items.insert(0, (sku, quantity))"))
+    report = open_index(sample_repo, embedder).update()
+    after = rows(idx)
+    assert report.files_parsed == 1
+    changed = {i for i in after if after[i]["embed_key"] != before.get(i, {}).get("embed_key")}
+    assert changed == {"src/shop/cart.py::Cart", "src/shop/cart.py::Cart.add_item"}
+    assert report.embeddings_computed == 2
+    for sym_id, row in after.items():
+        if sym_id not in changed:
+            assert row["content_hash"] == before[sym_id]["content_hash"]
+            assert np.allclose(row["vector"], before[sym_id]["vector"])
+
+    write_tree(sample_repo, {"src/shop/tax.py": "def vat(amount):\n    return amount * 0.2\n"})
+    report = open_index(sample_repo, embedder).update()
+    assert report.files_parsed == 1 and "src/shop/tax.py::vat" in rows(idx)
+
+    (sample_repo / "web/upload.js").unlink()
+    report = open_index(sample_repo, embedder).update()
+    assert report.files_deleted == 1
+    assert not [i for i in rows(idx) if i.startswith("web/upload.js::")]
+    refs = idx.store.refs.to_arrow().to_pylist()
+    assert not [r for r in refs if r["path"] == "web/upload.js"]
+
+    n_http = len([i for i in rows(idx) if i.startswith("src/shop/http.py::")])
+    shutil.move(sample_repo / "src/shop/http.py", sample_repo / "src/shop/transport.py")
+    report = open_index(sample_repo, embedder).update()
+    moved = [i for i in rows(idx) if i.startswith("src/shop/transport.py::")]
+    assert len(moved) == n_http and not [i for i in rows(idx) if i.startswith("src/shop/http.py")]
+    # Only the module unit, whose name is the path, is new text; every symbol is reused.
+    assert report.embeddings_computed == 1
+    assert report.embeddings_reused == n_http - 1
+
+
+def test_symbols_and_full_text_come_before_embeddings_and_a_later_run_finishes(
+    sample_repo: Path, embedder
+) -> None:
+    idx = open_index(sample_repo, embedder)
+    report = idx.sync_files()
+    assert report.symbols > 0 and report.pending_embeddings == report.symbols
+    from codeloupe.search import Searcher
+
+    resp = Searcher(idx).search("parse_header", k=3, mode="fts")
+    assert resp.results[0].qualified_name == "parse_header"
+    assert resp.pending_embeddings == report.symbols
+    # a new process (a new Index) completes what the first one left
+    report2 = open_index(sample_repo, embedder).update()
+    assert report2.files_parsed == 0
+    assert report2.embeddings_computed == report.symbols - report.embeddings_reused - (
+        report.symbols - len({r["embed_key"] for r in rows(idx).values()})
+    )
+    assert idx.store.count_pending() == 0
+
+
+def test_bad_inputs_do_not_stop_the_run(tmp_path: Path, embedder) -> None:
+    root = tmp_path / "bad"
+    write_tree(
+        root,
+        {
+            "good.py": "def fine():\n    return 1\n",
+            "binary.py": b"\x00\x01\x02\x03" * 100,
+            "latin1.py": b"# caf\xe9\ndef caf():\n    return '\xe9'\n",
+            "broken.py": "def ok_before():\n    pass\n\ndef broken(:\n    x = (\n\ndef ok_after():\n    return 2\n",
+            "empty.py": "",
+        },
+    )
+    with open(root / "sparse.py", "wb") as fh:
+        fh.truncate(1 << 30)
+    os.symlink("loop.py", root / "loop.py")
+    os.symlink(root, root / "again")
+    report = open_index(root, embedder).update()
+    ids = set(rows(open_index(root, embedder)))
+    assert {"good.py::fine", "latin1.py::caf", "broken.py::ok_before", "broken.py::ok_after"} <= ids
+    assert "empty.py::<module>" in ids
+    assert report.skipped == {"binary": 1, "oversized": 1, "unreadable": 1}
+    assert report.files_with_syntax_errors == 1
+    assert any("loop.py" in e for e in report.errors)
+
+
+def test_file_deleted_mid_scan(sample_repo: Path, embedder, monkeypatch) -> None:
+    real_scan = index_module.scan
+
+    def scan_then_vanish(root, **kw) -> ScanResult:
+        result = real_scan(root, **kw)
+        ghost = root / "src/ghost.py"
+        result.files.append(ScannedFile("src/ghost.py", ghost, 10, 1, "python"))
+        return result
+
+    monkeypatch.setattr(index_module, "scan", scan_then_vanish)
+    report = open_index(sample_repo, embedder).update()
+    assert report.files_parsed == 4
+    assert any("src/ghost.py" in e for e in report.errors)
+
+
+def test_index_survives_kill_9_and_next_run_completes(tmp_path: Path, embedder) -> None:
+    root = tmp_path / "big"
+    files = {}
+    for i in range(60):
+        files[f"pkg/mod_{i}.py"] = "".join(
+            f"def handler_{i}_{j}(request):\n    '''Handle request {j} of module {i}.'''\n"
+            f"    return request.get('{i}-{j}')\n\n"
+            for j in range(8)
+        )
+    write_tree(root, files)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LANCE_LOG": "error"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codeloupe", "index", "-q", str(root)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 120
+    pending = None
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+        try:
+            status = open_index(root, embedder).store
+            pending = status.count_pending()
+            if status.symbols.count_rows() > 0 and pending < status.symbols.count_rows():
+                break  # embeddings are under way: kill it now
+        except Exception:
+            continue
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    idx = open_index(root, embedder)
+    report = idx.update()
+    final = rows(idx)
+    assert len(final) == 60 * 9  # 8 handlers + 1 module unit per file
+    assert all(r["vector"] is not None for r in final.values())
+    assert report.files == 60
+    assert idx.store.count_pending() == 0
+
+
+def test_model_change_rebuilds_with_a_message(sample_repo: Path, embedder) -> None:
+    open_index(sample_repo, embedder).update()
+
+    class Renamed:
+        model_id = "other/model"
+        dim = embedder.dim
+        max_tokens = embedder.max_tokens
+
+        def count_tokens(self, texts):
+            return embedder.count_tokens(texts)
+
+        def embed(self, texts, progress=None):
+            return embedder.embed(texts, progress)
+
+        def embed_query(self, text):
+            return embedder.embed_query(text)
+
+    idx = Index(sample_repo, Settings(), embedder=Renamed())
+    assert idx.store.rebuilt_reason and "other/model" in idx.store.rebuilt_reason
+    assert idx.store.symbols.count_rows() == 0
+    report = idx.update()
+    assert report.files_parsed == 4 and report.embeddings_reused == 0
+
+
+def test_corrupt_table_rebuilds(sample_repo: Path, embedder) -> None:
+    open_index(sample_repo, embedder).update()
+    shutil.rmtree(sample_repo / ".codeloupe" / "symbols.lance" / "_versions")
+    idx = open_index(sample_repo, embedder)
+    assert idx.store.rebuilt_reason is not None
+    report = idx.update()
+    assert report.files_parsed == 4
+    # the embedding cache survived: nothing recomputed
+    assert report.embeddings_computed == 0
+
+
+def test_index_folder_ignores_itself(sample_repo: Path, embedder) -> None:
+    open_index(sample_repo, embedder).sync_files()
+    assert (sample_repo / ".codeloupe" / ".gitignore").read_text().strip().endswith("*")
+
+
+@pytest.mark.parametrize("name", ["it's here/naïve file.py", 'q"uote/a b.py', "日本/コード.py"])
+def test_odd_paths_update_and_delete_cleanly(tmp_path: Path, embedder, name: str) -> None:
+    root = tmp_path / "odd"
+    write_tree(root, {name: "def first():\n    return 1\n", "other.py": "def keep():\n    pass\n"})
+    idx = open_index(root, embedder)
+    idx.update()
+    assert f"{name}::first" in rows(idx)
+    (root / name).write_text("def second():\n    return 2\n")
+    idx.update()
+    ids = set(rows(idx))
+    assert f"{name}::second" in ids and f"{name}::first" not in ids and "other.py::keep" in ids
+    from codeloupe.search import Searcher
+
+    resp = Searcher(idx).search("second", k=5, path=name)
+    assert [h.qualified_name for h in resp.results if h.kind != "module"] == ["second"]
+    (root / name).unlink()
+    idx.update()
+    assert not [i for i in rows(idx) if i.startswith(name)]
+
+
+_ = SAMPLE_REPO
