@@ -15,6 +15,11 @@ Each folder under tests/data/languages/<lang>/ holds one source file and an
 
 ``caller`` is the qualified name of the innermost enclosing symbol, or
 ``<module>`` for top-level code.
+
+The keys of ``docs`` and ``signatures`` name one symbol by its id without the
+``<path>::`` prefix: the qualified name for the first symbol of that name, and
+``Client#2``, ``Client#3``, ... for later ones that share it (overloads, or a Rust
+``struct Client`` and its ``impl Client``).
 """
 
 from __future__ import annotations
@@ -45,6 +50,11 @@ def _load(lang: str):
 def _caller(enclosing: str, rel: str) -> str:
     qualified = enclosing.split("::", 1)[1]
     return MODULE_NAME if qualified == MODULE_NAME else qualified.split("#", 1)[0]
+
+
+def _by_id_suffix(symbols) -> dict:
+    """Symbols by their id after ``<path>::`` (``Client``, ``Client#2``)."""
+    return {s.id.split("::", 1)[1]: s for s in symbols}
 
 
 def test_every_language_has_a_fixture() -> None:
@@ -89,10 +99,12 @@ def test_calls(lang: str) -> None:
 @pytest.mark.parametrize("lang", CASES)
 def test_docs_signatures_and_other_references(lang: str) -> None:
     expected, result, rel = _load(lang)
-    by_name = {s.qualified_name: s for s in result.symbols}
+    by_name = _by_id_suffix(result.symbols)
     for name, doc in expected.get("docs", {}).items():
+        assert name in by_name, f"no symbol {name!r}"
         assert by_name[name].doc == doc, name
     for name, signature in expected.get("signatures", {}).items():
+        assert name in by_name, f"no symbol {name!r}"
         assert by_name[name].signature == signature, name
     if "class_refs" in expected:
         got = sorted(

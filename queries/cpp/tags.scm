@@ -2,10 +2,11 @@
 ; calls (including `new T(...)`), base classes, #includes and using-declarations.
 ;
 ; Methods defined in a class body nest under the class (`Client.send`). An
-; out-of-line definition `void Client::retry() {}` is named `retry`; it is not
-; inside the class in the source, so only enclosing namespaces prefix it
-; (`transport.retry`). Overloads share a qualified name; the extractor numbers
-; their ids (`#2`).
+; out-of-line definition `void Client::retry() {}` captures its qualifiers as
+; `@scope` (`Client`, `ns::Client` → `ns.Client`, `Client<T>` → `Client`): it is
+; named `Client.retry` after any enclosing namespaces (`transport.Client.retry`)
+; and becomes a method of `Client` when that class is defined in the same file.
+; Overloads share a qualified name; the extractor numbers their ids (`#2`).
 
 ; ---- namespaces: containers only, they prefix the names inside ---------------
 
@@ -147,29 +148,95 @@
         declarator: [(identifier) (field_identifier) (operator_name)] @name))
   ]) @definition.function
 
-; out-of-line definitions: T::f, ns::T::f, T::f<U> (the name is the last part)
+; out-of-line definitions: T::f, T<U>::f, T::f<U>, ns::T::f, a::b::T::f. The name
+; is the last part; each qualifier before it (a template's name without its
+; arguments) is a @scope. One pattern per depth; returning a pointer or a
+; reference wraps the function_declarator.
+
+; T::f
 (function_definition
   declarator: [
     (function_declarator
       declarator: (qualified_identifier
-        name: [(identifier) @name (destructor_name) @name (operator_name) @name
-               (template_function name: (identifier) @name)]))
-    (function_declarator
-      declarator: (qualified_identifier
-        name: (qualified_identifier
-          name: [(identifier) @name (destructor_name) @name (operator_name) @name
-                 (template_function name: (identifier) @name)])))
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)]))
     (pointer_declarator
       declarator: (function_declarator
         declarator: (qualified_identifier
-          name: [(identifier) (operator_name)] @name)))
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)])))
     (reference_declarator
       (function_declarator
         declarator: (qualified_identifier
-          name: [(identifier) (operator_name)] @name)))
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)])))
   ]) @definition.function
 
-; constructors: a plain name inside a class body, or an out-of-line `T::T`
+; ns::T::f
+(function_definition
+  declarator: [
+    (function_declarator
+      declarator: (qualified_identifier
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: (qualified_identifier
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)])))
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: (qualified_identifier
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: (qualified_identifier
+            scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+            name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)]))))
+    (reference_declarator
+      (function_declarator
+        declarator: (qualified_identifier
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: (qualified_identifier
+            scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+            name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)]))))
+  ]) @definition.function
+
+; a::b::T::f
+(function_definition
+  declarator: [
+    (function_declarator
+      declarator: (qualified_identifier
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: (qualified_identifier
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: (qualified_identifier
+            scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+            name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)]))))
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: (qualified_identifier
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: (qualified_identifier
+            scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+            name: (qualified_identifier
+              scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+              name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)])))))
+    (reference_declarator
+      (function_declarator
+        declarator: (qualified_identifier
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: (qualified_identifier
+            scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+            name: (qualified_identifier
+              scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+              name: [(identifier) @name (destructor_name) @name (operator_name) @name (template_function name: (identifier) @name)])))))
+  ]) @definition.function
+
+; `::f` (explicitly global): no scope
+(function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier
+      !scope
+      name: (identifier) @name))) @definition.function
+
+; constructors: a plain name inside a class body, or an out-of-line `T::T`,
+; `ns::T::T`, `T<U>::T`
 (field_declaration_list
   (function_definition
     declarator: (function_declarator
@@ -177,10 +244,27 @@
 
 (function_definition
   declarator: (function_declarator
-    declarator: (qualified_identifier
-      scope: (namespace_identifier) @_scope
-      name: (identifier) @name))
-  (#eq? @_scope @name)) @definition.constructor
+    declarator: [
+      (qualified_identifier
+        scope: [(namespace_identifier) @scope @_class
+                (template_type name: (type_identifier) @scope @_class)]
+        name: (identifier) @name)
+      (qualified_identifier
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: (qualified_identifier
+          scope: [(namespace_identifier) @scope @_class
+                  (template_type name: (type_identifier) @scope @_class)]
+          name: (identifier) @name))
+      (qualified_identifier
+        scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+        name: (qualified_identifier
+          scope: [(namespace_identifier) @scope (template_type name: (type_identifier) @scope)]
+          name: (qualified_identifier
+            scope: [(namespace_identifier) @scope @_class
+                    (template_type name: (type_identifier) @scope @_class)]
+            name: (identifier) @name)))
+    ])
+  (#eq? @_class @name)) @definition.constructor
 
 ; a pure virtual member declaration `virtual void f() = 0;` (no body elsewhere)
 (field_declaration

@@ -6,8 +6,8 @@
 ; the group, right above it).
 ;
 ; Methods (`func (c *Client) Send()`) are not inside their receiver type in the
-; source, so the extractor's containment nesting gives them the bare name
-; (`Send`, not `Client.Send`).
+; source: the receiver's type name is captured as `@scope`, so the method is named
+; `Client.Send` and belongs to `Client` when that type is declared in the same file.
 
 ; ---- types: single declarations ---------------------------------------------
 
@@ -58,7 +58,19 @@
 (function_declaration
   name: (identifier) @name) @definition.function
 
+; the receiver type: T, *T, T[K], *T[K], and the same in parentheses, `(*T)`
 (method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [(type_identifier) @scope
+             (pointer_type (type_identifier) @scope)
+             (generic_type type: (type_identifier) @scope)
+             (pointer_type (generic_type type: (type_identifier) @scope))
+             (parenthesized_type
+               [(type_identifier) @scope
+                (pointer_type (type_identifier) @scope)
+                (generic_type type: (type_identifier) @scope)
+                (pointer_type (generic_type type: (type_identifier) @scope))])]))
   name: (field_identifier) @name) @definition.method
 
 ; a method listed in an interface: `Sender.Send`
@@ -96,8 +108,8 @@
 
 ; ---- imports -----------------------------------------------------------------
 ; With an alias the alias is the bound name. Without one (and for `_` / `.`
-; imports) the name is the import path: the query cannot cut out the last path
-; component that Go actually binds.
+; imports) the name is the import path; the extractor keeps its last path
+; component (`net/http` → `http`), the name Go binds by default.
 
 (import_spec
   name: (package_identifier) @name

@@ -193,9 +193,7 @@ class SentenceTransformerEmbedder:
         self._model.max_seq_length = limit
         self.max_tokens = limit
         self.batch_size = batch_size
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
-        )
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if dim is None:  # pragma: no cover
             dim = int(self._model.encode(["x"]).shape[1])

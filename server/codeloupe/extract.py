@@ -19,8 +19,8 @@ still finds is kept.
 from __future__ import annotations
 
 import bisect
-import re
 import hashlib
+import re
 from dataclasses import dataclass
 
 from tree_sitter import Node, Tree
@@ -70,7 +70,10 @@ class _Def:
     start: int
     end: int
     parent: _Def | None = None
+    scope: str = ""  # Go receiver type / C++ `Foo::` qualifier, dotted
     qualified: str = ""
+    id: str = ""
+    owner: _Def | None = None  # the class-like symbol this one belongs to
     symbol: Symbol | None = None
 
 
@@ -209,8 +212,21 @@ def _signature(node: Node, src: _Source) -> str:
         text = src.text(node.start_byte, end)
     else:
         text = src.node_text(node).split("\n", 1)[0]
-    text = " ".join(text.split()).rstrip("{:= ").strip()
+    text = " ".join(text.split()).rstrip("{:=; ").strip()
     return text[:_SIGNATURE_LIMIT]
+
+
+def _dotted(name: str) -> str:
+    """Namespace paths in one notation: ``a::b`` and ``A\\B`` become ``a.b`` / ``A.B``."""
+    return name.replace("::", ".").replace("\\", ".").strip(".")
+
+
+def _makes_methods(owner_kind: str, language: str) -> bool:
+    """Does a function inside a symbol of this kind become a method? Rust `mod`
+    blocks hold free functions; Ruby modules hold methods."""
+    if owner_kind == "module":
+        return language == "ruby"
+    return owner_kind in CONTAINER_KINDS
 
 
 def _name_of(node: Node | None, src: _Source) -> str:
@@ -247,7 +263,13 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                 doc_nodes = captures.get("doc") or []
                 doc = _clean_comment(src.node_text(doc_nodes[0])) if doc_nodes else ""
                 d = _Def(node, kind, name, doc, node.start_byte, node.end_byte)
+                scope_nodes = captures.get("scope") or []
+                if scope_nodes:
+                    d.scope = ".".join(_dotted(_name_of(n, src)) for n in scope_nodes)
                 if kind == "namespace":
+                    d.name = _dotted(name)
+                    if node.child_by_field_name("body") is None and node.parent is not None:
+                        d.end = node.parent.end_byte  # `namespace A;` runs to the next one or EOF
                     if node.type == "file_scoped_namespace_declaration" and node.parent is not None:
                         d.end = node.parent.end_byte  # `namespace A.B;` covers the rest of the file
                     namespaces.append(d)
@@ -272,6 +294,11 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                     )
                 )
 
+    # A body-less namespace ends where the next one starts.
+    namespaces.sort(key=lambda d: d.start)
+    for a, b in zip(namespaces, namespaces[1:], strict=False):
+        if a.end > b.start and a.node.child_by_field_name("body") is None:
+            a.end = b.start
     # Nest definitions (and namespaces) by containment.
     ordered = sorted([*defs_by_node.values(), *namespaces], key=lambda d: (d.start, -d.end))
     stack: list[_Def] = []
@@ -287,25 +314,36 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     symbols: list[Symbol] = []
     seen_ids: dict[str, int] = {}
 
-    for d in ordered:
-        if d.kind == "namespace":
-            continue
-        parts = [d.name]
+    # Pass 1: qualified names and ids, in source order (overloads get #2, #3, ...).
+    real = [d for d in ordered if d.kind != "namespace"]
+    for d in real:
+        parts = [d.name, *reversed(d.scope.split("."))] if d.scope else [d.name]
         p = d.parent
-        sym_parent: _Def | None = None
         while p is not None:
-            if sym_parent is None and p.kind != "namespace":
-                sym_parent = p
+            if d.owner is None and p.kind != "namespace":
+                d.owner = p
             parts.append(p.name)
             p = p.parent
         d.qualified = ".".join(reversed(parts))
-        kind = d.kind
-        if kind == "function" and sym_parent is not None and sym_parent.kind in CONTAINER_KINDS:
-            kind = "method"
         base_id = f"{path}::{d.qualified}"
         count = seen_ids.get(base_id, 0) + 1
         seen_ids[base_id] = count
-        sym_id = base_id if count == 1 else f"{base_id}#{count}"
+        d.id = base_id if count == 1 else f"{base_id}#{count}"
+    # A scoped definition (Go method, C++ `void Foo::bar()`) belongs to the class-like
+    # symbol of that name in the same file, when there is one.
+    containers = {d.qualified: d for d in real if d.kind in CONTAINER_KINDS}
+    for d in real:
+        if d.scope:
+            owner = containers.get(d.qualified.rsplit(".", 1)[0])
+            if owner is not None and owner is not d:
+                d.owner = owner
+
+    # Pass 2: the symbols.
+    for d in real:
+        kind = d.kind
+        owner = d.owner
+        if kind == "function" and owner is not None and _makes_methods(owner.kind, language):
+            kind = "method"
         node = d.node
         doc = d.doc
         if not doc:
@@ -315,8 +353,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
         text = src.node_text(node)
         signature = _signature(node, src)
         sp, ep = node.start_point, node.end_point
-        sym = Symbol(
-            id=sym_id,
+        d.symbol = Symbol(
+            id=d.id,
             path=path,
             name=d.name,
             qualified_name=d.qualified,
@@ -324,7 +362,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
             language=language,
             signature=signature,
             doc=doc,
-            parent=sym_parent.symbol.id if sym_parent and sym_parent.symbol else module_id,
+            parent=owner.id if owner is not None else module_id,
             start_line=sp[0] + 1,
             start_col=src.column(sp[0], sp[1]),
             end_line=ep[0] + 1,
@@ -332,10 +370,10 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
             text=text,
             content_hash=content_hash(kind, d.qualified, signature, doc, text),
         )
-        d.symbol = sym
-        symbols.append(sym)
-        if sym_parent is not None and sym_parent.symbol is not None:
-            sym_parent.symbol.members.append(signature)
+        symbols.append(d.symbol)
+    for d in real:
+        if d.owner is not None and d.owner.symbol is not None and d.symbol is not None:
+            d.owner.symbol.members.append(d.symbol.signature)
 
     top_level = [d for d in ordered if d.parent is None and d.symbol is not None]
     module_text = _module_text(src, top_level)
@@ -363,6 +401,10 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     starts = [d.start for d in ordered]
     references: list[Reference] = []
     for kind, node, name, receiver, source in raw_refs:
+        if kind == "import":
+            name = name.strip("'\"`<>")
+            if language == "go":
+                name = name.rsplit("/", 1)[-1]  # an alias never has a slash
         pos = node.start_byte
         i = bisect.bisect_right(starts, pos) - 1
         enclosing = module_id

@@ -7,7 +7,7 @@ import fnmatch
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .embed import split_identifier
 from .index import Index
@@ -42,7 +42,6 @@ class Hit:
     score: float
     signature: str = ""
     snippet: str = ""
-    why: list[str] = field(default_factory=list)
 
     def as_dict(self, snippet: bool = True) -> dict[str, object]:
         d: dict[str, object] = {
@@ -162,15 +161,11 @@ class Searcher:
         if mode in ("hybrid", "fts"):
             ranked.append(self._fulltext(query, where, depth))
         fused: dict[str, Hit] = {}
-        for ranking_no, rows in enumerate(ranked):
-            label = "vector" if (mode == "vector" or (mode == "hybrid" and ranking_no == 0)) else "fts"
-            for rank, row in enumerate(rows):
-                hit = fused.get(row["id"])
-                if hit is None:
-                    hit = _hit(row, 0.0)
-                    fused[row["id"]] = hit
-                hit.score += 1.0 / (RRF_K + rank + 1)
-                hit.why.append(f"{label}#{rank + 1}")
+        scores = rrf([[row["id"] for row in rows] for rows in ranked])
+        for rows in ranked:
+            for row in rows:
+                if row["id"] not in fused:
+                    fused[row["id"]] = _hit(row, scores[row["id"]])
         if mode != "vector" and looks_like_identifier(query):
             exact = self._exact(query, where)
             for boost, row in exact:
@@ -179,7 +174,6 @@ class Searcher:
                     hit = _hit(row, 0.0)
                     fused[row["id"]] = hit
                 hit.score += boost
-                hit.why.append("exact")
         results = sorted(fused.values(), key=lambda h: (-h.score, h.path, h.start_line))[:k]
         return SearchResponse(query, results, pending)
 
@@ -190,7 +184,7 @@ class Searcher:
         q = self.store.symbols.search(vec, vector_column_name="vector").distance_type("cosine")
         if where:
             q = q.where(where, prefilter=True)
-        return q.select(_COLUMNS).limit(depth).to_list()
+        return q.select([*_COLUMNS, "_distance"]).limit(depth).to_list()
 
     def _fulltext(self, query: str, where: str | None, depth: int) -> list[dict]:
         from lancedb.query import MatchQuery
@@ -201,7 +195,7 @@ class Searcher:
             q = self.store.symbols.search(MatchQuery(text, "search_text"), query_type="fts")
             if where:
                 q = q.where(where, prefilter=True)
-            return q.select(_COLUMNS).limit(depth).to_list()
+            return q.select([*_COLUMNS, "_score"]).limit(depth).to_list()
         except Exception as exc:  # no FTS index yet (empty table) or a tokenizer edge case
             log.debug("full-text search failed: %s", exc)
             return []
@@ -230,6 +224,15 @@ class Searcher:
                 boost -= 0.5
             out.append((boost, row))
         return out
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
+    """Reciprocal rank fusion: each list adds 1 / (k + rank) to the items it ranks."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return scores
 
 
 def _hit(row: dict, score: float) -> Hit:

@@ -12,9 +12,9 @@ import json
 import logging
 import time
 import warnings
-from datetime import timedelta
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np

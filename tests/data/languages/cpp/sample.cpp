@@ -94,3 +94,21 @@ int main() {
     delete client;
     return 0;
 }
+
+namespace store {
+template <typename T>
+struct Box {
+    explicit Box(T v);
+    T get() const;
+    T value;
+};
+}  // namespace store
+
+template <typename T>
+store::Box<T>::Box(T v) : value(v) {}
+
+/// Returns the boxed value.
+template <typename T>
+T store::Box<T>::get() const {
+    return value;
+}
