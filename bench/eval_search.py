@@ -82,7 +82,9 @@ def _sha256(path: Path) -> str:
 def _run(cmd: list[str], cwd: Path | None = None) -> None:
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise EvalError(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+        raise EvalError(
+            f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}"
+        )
 
 
 def _download(fetch: dict, downloads: Path) -> Path:
@@ -94,8 +96,20 @@ def _download(fetch: dict, downloads: Path) -> Path:
         archive = downloads / name
         if not archive.exists():
             with tempfile.TemporaryDirectory(dir=downloads) as tmp:
-                _run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                      f"{package}=={version}", "-d", tmp])
+                _run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "pip",
+                        "download",
+                        "--no-deps",
+                        "--no-binary",
+                        ":all:",
+                        f"{package}=={version}",
+                        "-d",
+                        tmp,
+                    ]
+                )
                 got = list(Path(tmp).glob("*.tar.gz"))
                 if len(got) != 1:
                     raise EvalError(f"pip download of {package}=={version} gave {got}")
@@ -146,8 +160,11 @@ def prepare_project(project: dict, cache: Path) -> Path:
         raise EvalError(f"{project['name']}: no {project['source_subdir']} in {archive.name}")
     root = cache / "roots" / f"{project['name']}-{fetch['version']}"
     shutil.rmtree(root, ignore_errors=True)  # fresh every run: a cold index, no stale state
-    shutil.copytree(source, root / Path(project["source_subdir"]).name,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        source,
+        root / Path(project["source_subdir"]).name,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
     return root
 
 
@@ -203,7 +220,9 @@ def resolve_gold(project: dict, root: Path) -> dict[tuple[str, str], list[tuple[
                 try:
                     fx = extract(path, file.read_bytes(), lang)
                 except Exception as exc:  # noqa: BLE001 - report which file and why
-                    raise EvalError(f"{project['name']}: cannot extract {path} ({lang}): {exc!r}") from exc
+                    raise EvalError(
+                        f"{project['name']}: cannot extract {path} ({lang}): {exc!r}"
+                    ) from exc
                 table: dict[str, list[tuple[int, int]]] = {}
                 for s in fx.symbols:
                     table.setdefault(s.qualified_name, []).append((s.start_line, s.end_line))
@@ -215,7 +234,9 @@ def resolve_gold(project: dict, root: Path) -> dict[tuple[str, str], list[tuple[
                 continue
             ranges[(path, qname)] = found
     if missing:
-        raise EvalError(f"{project['name']}: gold symbols not found in the code:\n  " + "\n  ".join(missing))
+        raise EvalError(
+            f"{project['name']}: gold symbols not found in the code:\n  " + "\n  ".join(missing)
+        )
     return ranges
 
 
@@ -243,36 +264,69 @@ def _cli_env() -> dict[str, str]:
 
 
 def cli_available() -> bool:
-    proc = subprocess.run([sys.executable, "-m", "codeloupe", "--help"], capture_output=True, text=True,
-                          env=_cli_env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "codeloupe", "--help"],
+        capture_output=True,
+        text=True,
+        env=_cli_env(),
+    )
     return proc.returncode == 0
 
 
 def codeloupe_index(root: Path) -> float:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "codeloupe", "index", "-q", "--model", "default", str(root)], capture_output=True,
-                          text=True, env=_cli_env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "codeloupe", "index", "-q", "--model", "default", str(root)],
+        capture_output=True,
+        text=True,
+        env=_cli_env(),
+    )
     if proc.returncode != 0:
-        raise EvalError(f"codeloupe index {root} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        raise EvalError(
+            f"codeloupe index {root} failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
+        )
     return time.perf_counter() - start
 
 
-def codeloupe_search(root: Path, queries: list[str], mode: str, k: int) -> tuple[list[list[dict]], float]:
-    cmd = [sys.executable, "-m", "codeloupe", "search", "-q", "--model", "default", "--no-update",
-           "--root", str(root), "-k", str(k), "--json", "--mode", mode, "-"]
+def codeloupe_search(
+    root: Path, queries: list[str], mode: str, k: int
+) -> tuple[list[list[dict]], float]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "codeloupe",
+        "search",
+        "-q",
+        "--model",
+        "default",
+        "--no-update",
+        "--root",
+        str(root),
+        "-k",
+        str(k),
+        "--json",
+        "--mode",
+        mode,
+        "-",
+    ]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, input="\n".join(queries) + "\n", capture_output=True, text=True,
-                          env=_cli_env())
+    proc = subprocess.run(
+        cmd, input="\n".join(queries) + "\n", capture_output=True, text=True, env=_cli_env()
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise EvalError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     if len(answers) != len(queries):
-        raise EvalError(f"codeloupe search --mode {mode}: {len(answers)} answers for {len(queries)} queries")
+        raise EvalError(
+            f"codeloupe search --mode {mode}: {len(answers)} answers for {len(queries)} queries"
+        )
     out = []
     for q, a in zip(queries, answers, strict=True):
         if a.get("query") != q:
-            raise EvalError(f"codeloupe search --mode {mode}: answer for {a.get('query')!r}, expected {q!r}")
+            raise EvalError(
+                f"codeloupe search --mode {mode}: answer for {a.get('query')!r}, expected {q!r}"
+            )
         out.append(a.get("results") or [])
     return out, elapsed
 
@@ -303,8 +357,9 @@ class Chunk:
     text: str
 
 
-def make_chunks(root: Path, files: list[tuple[str, str]], size: int = CHUNK_CHARS,
-                overlap: int = CHUNK_OVERLAP) -> list[Chunk]:
+def make_chunks(
+    root: Path, files: list[tuple[str, str]], size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP
+) -> list[Chunk]:
     step = size - overlap
     chunks = []
     for rel, _lang in files:
@@ -334,12 +389,22 @@ class NaiveBaseline:
 
         start = time.perf_counter()
         chunks = make_chunks(root, files)
-        vecs = self.model.encode([c.text for c in chunks], batch_size=64, normalize_embeddings=True,
-                                 convert_to_numpy=True, show_progress_bar=False)
+        vecs = self.model.encode(
+            [c.text for c in chunks],
+            batch_size=64,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         index_s = time.perf_counter() - start
         start = time.perf_counter()
-        qv = self.model.encode(queries, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)
+        qv = self.model.encode(
+            queries,
+            batch_size=64,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         scores = qv @ vecs.T
         ranked = []
         for row in scores:
@@ -352,7 +417,8 @@ def naive_hits(ranked: list[Chunk], gold: list[Gold]) -> list[Hit]:
     hits = []
     for c in ranked:
         hit = {
-            i for i, g in enumerate(gold)
+            i
+            for i, g in enumerate(gold)
             if g.path == c.path and any(s <= c.end_line and c.start_line <= e for s, e in g.ranges)
         }
         hits.append(Hit(f"{c.path}:{c.start_line}-{c.end_line}", hit))
@@ -414,8 +480,10 @@ def evaluate(args: argparse.Namespace) -> dict:
     cache = Path(args.cache_dir)
     uses_cli = any(s != "naive" for s in systems)
     if uses_cli and not cli_available():
-        raise EvalError("`python -m codeloupe --help` fails: the CLI is not available "
-                        "(run with --systems naive to evaluate the baseline alone)")
+        raise EvalError(
+            "`python -m codeloupe --help` fails: the CLI is not available "
+            "(run with --systems naive to evaluate the baseline alone)"
+        )
 
     # Fetch and check everything before the slow part, so gold typos fail fast.
     prepared = []
@@ -424,8 +492,11 @@ def evaluate(args: argparse.Namespace) -> dict:
         ranges = resolve_gold(project, root)
         files = list_files(root)
         prepared.append((project, root, ranges, files))
-        print(f"[{project['name']} {project['fetch']['version']}] {len(files)} files, "
-              f"{len(project['queries'])} queries, gold verified", file=sys.stderr)
+        print(
+            f"[{project['name']} {project['fetch']['version']}] {len(files)} files, "
+            f"{len(project['queries'])} queries, gold verified",
+            file=sys.stderr,
+        )
 
     model = model_path = None
     if "naive" in systems:
@@ -448,29 +519,46 @@ def evaluate(args: argparse.Namespace) -> dict:
     all_scores: dict[str, list[dict]] = {s: [] for s in systems}
     for project, root, ranges, files in prepared:
         queries = [q["q"] for q in project["queries"]]
-        golds = [[Gold(g["path"], g["qualified_name"], ranges[(g["path"], g["qualified_name"])])
-                  for g in q["gold"]] for q in project["queries"]]
+        golds = [
+            [
+                Gold(g["path"], g["qualified_name"], ranges[(g["path"], g["qualified_name"])])
+                for g in q["gold"]
+            ]
+            for q in project["queries"]
+        ]
         hits: dict[str, list[list[Hit]]] = {}
         timings: dict[str, dict] = {}
-        info: dict = {"name": project["name"], "language": project.get("language"),
-                      "version": project["fetch"]["version"], "fetch": project["fetch"],
-                      "source_subdir": project["source_subdir"], "files": len(files),
-                      "lines": sum(len((root / f).read_bytes().splitlines()) for f, _ in files),
-                      "queries": len(queries)}
+        info: dict = {
+            "name": project["name"],
+            "language": project.get("language"),
+            "version": project["fetch"]["version"],
+            "fetch": project["fetch"],
+            "source_subdir": project["source_subdir"],
+            "files": len(files),
+            "lines": sum(len((root / f).read_bytes().splitlines()) for f, _ in files),
+            "queries": len(queries),
+        }
         if uses_cli:
             print(f"[{project['name']}] codeloupe index ...", file=sys.stderr)
             info["codeloupe_index_seconds"] = round(codeloupe_index(root), 2)
         for system in systems:
             print(f"[{project['name']}] {system} ...", file=sys.stderr)
             if system == "naive":
-                ranked, n_chunks, index_s, search_s = NaiveBaseline(model).run(root, files, queries, k)
+                ranked, n_chunks, index_s, search_s = NaiveBaseline(model).run(
+                    root, files, queries, k
+                )
                 info["naive_chunks"] = n_chunks
-                timings[system] = {"index_seconds": round(index_s, 2), "search_seconds": round(search_s, 2)}
+                timings[system] = {
+                    "index_seconds": round(index_s, 2),
+                    "search_seconds": round(search_s, 2),
+                }
                 hits[system] = [naive_hits(r, g) for r, g in zip(ranked, golds, strict=True)]
             else:
                 results, search_s = codeloupe_search(root, queries, system, k)
                 timings[system] = {"search_seconds": round(search_s, 2)}
-                hits[system] = [codeloupe_hits(r, g, k) for r, g in zip(results, golds, strict=True)]
+                hits[system] = [
+                    codeloupe_hits(r, g, k) for r, g in zip(results, golds, strict=True)
+                ]
         info["systems"] = {}
         for system in systems:
             scores = [score(h, len(g), k) for h, g in zip(hits[system], golds, strict=True)]
@@ -482,20 +570,36 @@ def evaluate(args: argparse.Namespace) -> dict:
                 **timings[system],
             }
             if system != "naive":
-                info["systems"][system][f"mrr@{k}_enclosing_ok"] = round(mean([s["rr_enclosing"] for s in scores]), 4)
+                info["systems"][system][f"mrr@{k}_enclosing_ok"] = round(
+                    mean([s["rr_enclosing"] for s in scores]), 4
+                )
         if "hybrid" in systems and "naive" in systems:
-            info["mrr_ratio_hybrid_vs_naive"] = _ratio(info["systems"]["hybrid"][f"mrr@{k}"],
-                                                       info["systems"]["naive"][f"mrr@{k}"])
+            info["mrr_ratio_hybrid_vs_naive"] = _ratio(
+                info["systems"]["hybrid"][f"mrr@{k}"], info["systems"]["naive"][f"mrr@{k}"]
+            )
         report["projects"].append(info)
         for qi, q in enumerate(queries):
-            entry = {"project": project["name"], "query": q,
-                     "gold": [f"{g.path}::{g.qualified_name}" for g in golds[qi]], "systems": {}}
+            entry = {
+                "project": project["name"],
+                "query": q,
+                "gold": [f"{g.path}::{g.qualified_name}" for g in golds[qi]],
+                "systems": {},
+            }
             for system in systems:
                 s = score(hits[system][qi], len(golds[qi]), k)
                 entry["systems"][system] = {
-                    "rr": round(s["rr"], 4), "recall": round(s["recall"], 4), "gold_ranks": s["gold_ranks"],
-                    **({"rr_enclosing_ok": round(s["rr_enclosing"], 4)} if system != "naive" else {}),
-                    "top": [h.label + (" *" if h.gold else " ~" if h.near else "") for h in hits[system][qi][:k]],
+                    "rr": round(s["rr"], 4),
+                    "recall": round(s["recall"], 4),
+                    "gold_ranks": s["gold_ranks"],
+                    **(
+                        {"rr_enclosing_ok": round(s["rr_enclosing"], 4)}
+                        if system != "naive"
+                        else {}
+                    ),
+                    "top": [
+                        h.label + (" *" if h.gold else " ~" if h.near else "")
+                        for h in hits[system][qi][:k]
+                    ],
                 }
             report["per_query"].append(entry)
 
@@ -509,27 +613,46 @@ def evaluate(args: argparse.Namespace) -> dict:
         }
         if system != "naive":
             report["overall"]["systems"][system][f"mrr@{k}_enclosing_ok"] = round(
-                mean([s["rr_enclosing"] for s in scores]), 4)
+                mean([s["rr_enclosing"] for s in scores]), 4
+            )
     if "hybrid" in systems and "naive" in systems:
         o = report["overall"]["systems"]
-        report["overall"]["mrr_ratio_hybrid_vs_naive"] = _ratio(o["hybrid"][f"mrr@{k}"], o["naive"][f"mrr@{k}"])
+        report["overall"]["mrr_ratio_hybrid_vs_naive"] = _ratio(
+            o["hybrid"][f"mrr@{k}"], o["naive"][f"mrr@{k}"]
+        )
     return report
 
 
 def print_table(report: dict) -> None:
     k = report["k"]
     systems = list(report["systems"])
-    rows = [(p["name"], f"{p['version']}", p["queries"], p["systems"], p.get("mrr_ratio_hybrid_vs_naive"))
-            for p in report["projects"]]
+    rows = [
+        (
+            p["name"],
+            f"{p['version']}",
+            p["queries"],
+            p["systems"],
+            p.get("mrr_ratio_hybrid_vs_naive"),
+        )
+        for p in report["projects"]
+    ]
     o = report["overall"]
     rows.append(("overall", "", o["queries"], o["systems"], o.get("mrr_ratio_hybrid_vs_naive")))
     width = max(len(LABELS[s]) for s in systems)
     print(f"\nSearch quality, k={k}, model {report['model']['name']} (same model for every system)")
-    print("recall and MRR: a codeloupe result counts when path and qualified name match a gold symbol;")
-    print("a naive chunk counts when its lines overlap one. 'MRR, enclosing ok' (codeloupe only) also")
-    print("counts a class/function that encloses or sits inside a gold symbol (not whole-file units).\n")
-    header = (f"{'project':<12} {'version':<8} {'q':>3}  {'system':<{width}}  {'recall@' + str(k):>9}  "
-              f"{'MRR@' + str(k):>7}  {'miss':>4}  {'MRR, enclosing ok':>17}")
+    print(
+        "recall and MRR: a codeloupe result counts when path and qualified name match a gold symbol;"
+    )
+    print(
+        "a naive chunk counts when its lines overlap one. 'MRR, enclosing ok' (codeloupe only) also"
+    )
+    print(
+        "counts a class/function that encloses or sits inside a gold symbol (not whole-file units).\n"
+    )
+    header = (
+        f"{'project':<12} {'version':<8} {'q':>3}  {'system':<{width}}  {'recall@' + str(k):>9}  "
+        f"{'MRR@' + str(k):>7}  {'miss':>4}  {'MRR, enclosing ok':>17}"
+    )
     print(header)
     print("-" * len(header))
     for name, version, n, sysd, ratio in rows:
@@ -538,8 +661,10 @@ def print_table(report: dict) -> None:
             lead = f"{name:<12} {version:<8} {n:>3}" if i == 0 else " " * 25
             near = m.get(f"mrr@{k}_enclosing_ok")
             near_s = f"{near:>17.3f}" if near is not None else f"{'':>17}"
-            print(f"{lead}  {LABELS[s]:<{width}}  {m[f'recall@{k}']:>9.3f}  {m[f'mrr@{k}']:>7.3f}  "
-                  f"{m['misses']:>4}  {near_s}")
+            print(
+                f"{lead}  {LABELS[s]:<{width}}  {m[f'recall@{k}']:>9.3f}  {m[f'mrr@{k}']:>7.3f}  "
+                f"{m['misses']:>4}  {near_s}"
+            )
         if ratio is not None:
             print(f"{'':25}  {'MRR hybrid / naive':<{width}}  {'':>9}  {ratio:>6.2f}x")
         print()
@@ -547,7 +672,9 @@ def print_table(report: dict) -> None:
 
 def print_misses(report: dict) -> None:
     systems = list(report["systems"])
-    print("Per-query misses (recall < 1; '*' marks a relevant result, '~' a result enclosing or inside a")
+    print(
+        "Per-query misses (recall < 1; '*' marks a relevant result, '~' a result enclosing or inside a"
+    )
     print("gold symbol; ranks are 1-based, '-' = not in the top k):\n")
     for entry in report["per_query"]:
         bad = [s for s in systems if entry["systems"][s]["recall"] < 1.0]
@@ -567,18 +694,39 @@ def print_misses(report: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--projects", nargs="+", metavar="NAME", help="only these projects (default: all)")
-    ap.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS),
-                    help="systems to evaluate (default: all)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--projects", nargs="+", metavar="NAME", help="only these projects (default: all)"
+    )
+    ap.add_argument(
+        "--systems",
+        nargs="+",
+        choices=SYSTEMS,
+        default=list(SYSTEMS),
+        help="systems to evaluate (default: all)",
+    )
     ap.add_argument("--k", type=int, default=10, help="cut-off for recall and MRR (default 10)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print every query a system missed")
-    ap.add_argument("--queries", default=str(QUERIES), help="query/gold file (default bench/eval/queries.json)")
-    ap.add_argument("--cache-dir", default=str(CACHE), help="downloads and sources (default bench/.cache)")
-    ap.add_argument("--output", default=str(RESULTS), help="JSON report (default bench/results/eval_search.json)")
-    ap.add_argument("--check-gold", action="store_true",
-                    help="only fetch the projects and verify the gold symbols exist, then stop")
+    ap.add_argument(
+        "-v", "--verbose", action="store_true", help="print every query a system missed"
+    )
+    ap.add_argument(
+        "--queries", default=str(QUERIES), help="query/gold file (default bench/eval/queries.json)"
+    )
+    ap.add_argument(
+        "--cache-dir", default=str(CACHE), help="downloads and sources (default bench/.cache)"
+    )
+    ap.add_argument(
+        "--output",
+        default=str(RESULTS),
+        help="JSON report (default bench/results/eval_search.json)",
+    )
+    ap.add_argument(
+        "--check-gold",
+        action="store_true",
+        help="only fetch the projects and verify the gold symbols exist, then stop",
+    )
     args = ap.parse_args(argv)
     try:
         if args.check_gold:
@@ -588,8 +736,10 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 root = prepare_project(project, Path(args.cache_dir))
                 ranges = resolve_gold(project, root)
-                print(f"{project['name']} {project['fetch']['version']}: {len(project['queries'])} queries, "
-                      f"{len(ranges)} distinct gold symbols, all found")
+                print(
+                    f"{project['name']} {project['fetch']['version']}: {len(project['queries'])} queries, "
+                    f"{len(ranges)} distinct gold symbols, all found"
+                )
             return 0
         report = evaluate(args)
     except EvalError as exc:

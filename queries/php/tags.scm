@@ -1,14 +1,14 @@
 ; PHP tags: namespaces, classes / interfaces / traits / enums, functions and methods,
 ; calls (including `new Foo()`), base types, `use` imports and require / include.
 ;
-; Only a braced `namespace A { ... }` prefixes the names inside it: the statement
-; form `namespace A;` contains nothing in the tree, so it is not captured.
+; A namespace prefixes the names inside it (`A\B` → `A.B`): the braced form
+; `namespace A { ... }` its body, the statement form `namespace A;` (which contains
+; nothing in the tree) everything up to the next namespace or the end of the file.
 
 ; ---- namespaces ---------------------------------------------------------------------
 
 (namespace_definition
-  name: (namespace_name) @name
-  body: (compound_statement)) @definition.namespace
+  name: (namespace_name) @name) @definition.namespace
 
 ; ---- class-like types ------------------------------------------------------------------
 

@@ -67,10 +67,11 @@
   module_name: (_) @source
   name: (dotted_name) @name) @reference.import
 
-; from .x import y as z
+; from .x import y as z   (@original: the name in the source module)
 (import_from_statement
   module_name: (_) @source
   name: (aliased_import
+    name: (dotted_name) @original
     alias: (identifier) @name)) @reference.import
 
 ; from x import *   (name "*": every public name of the module)

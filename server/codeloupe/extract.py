@@ -9,8 +9,11 @@ Captures understood (the tree-sitter tags conventions):
   qualified names inside it, but it is not a symbol of its own.
 * ``@reference.call`` / ``@reference.class`` on the using node with ``@name`` on the
   used name and an optional ``@receiver`` (the object of a method call).
-* ``@reference.import`` with ``@name`` on the bound name and an optional ``@source``
-  (the module it comes from).
+* ``@reference.import`` with ``@name`` on the bound name, an optional ``@source``
+  (the module it comes from) and an optional ``@original`` (the name in that module
+  when the import renames it).
+* ``@scope`` on a definition: a qualifier written outside the body (a Go method's
+  receiver type, C++ ``void Foo::bar()``); it joins the qualified name.
 
 Syntax errors do not stop extraction: tree-sitter recovers, and every match it
 still finds is kept.
@@ -249,7 +252,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
 
     defs_by_node: dict[tuple[int, int], _Def] = {}
     namespaces: list[_Def] = []
-    raw_refs: list[tuple[str, Node, str, str, str]] = []  # kind, node, name, receiver, source
+    raw_refs: list[tuple[str, Node, str, str, str, str]] = []  # kind, node, name, receiver, source, original
 
     for _pattern, captures in QueryCursor(query).matches(root):
         name_nodes = captures.get("name") or []
@@ -284,6 +287,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                     continue
                 receivers = captures.get("receiver") or []
                 sources = captures.get("source") or []
+                originals = captures.get("original") or []
                 raw_refs.append(
                     (
                         cap.split(".", 1)[1],
@@ -291,6 +295,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                         name,
                         _name_of(receivers[0], src)[:120] if receivers else "",
                         _name_of(sources[0], src).strip("'\"`<>") if sources else "",
+                        _name_of(originals[0], src) if originals else "",
                     )
                 )
 
@@ -400,7 +405,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     # Innermost enclosing symbol of each reference: one sweep over sorted starts.
     starts = [d.start for d in ordered]
     references: list[Reference] = []
-    for kind, node, name, receiver, source in raw_refs:
+    for kind, node, name, receiver, source, original in raw_refs:
         if kind == "import":
             name = name.strip("'\"`<>")
             if language == "go":
@@ -429,6 +434,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                 col=src.column(sp[0], sp[1]),
                 enclosing=enclosing,
                 source=source,
+                original=original,
             )
         )
 

@@ -306,6 +306,7 @@ class Index:
                         "path": ref.path, "kind": ref.kind, "name": ref.name,
                         "receiver": ref.receiver, "line": ref.line, "col": ref.col,
                         "enclosing": ref.enclosing, "source": ref.source,
+                        "original": ref.original,
                     }
                 )
             if ex.error_count:
@@ -329,7 +330,7 @@ class Index:
         self,
         progress: Progress | None = None,
         report: IndexReport | None = None,
-        batch: int = 512,
+        batch: int = 2048,
         should_stop: Callable[[], bool] | None = None,
     ) -> IndexReport:
         """Embed every symbol that has no vector yet, in token-sorted batches."""

@@ -53,6 +53,7 @@ class Reference:
     col: int  # 0-based, characters
     enclosing: str  # id of the innermost symbol containing the reference
     source: str = ""  # for imports: the module the name comes from
+    original: str = ""  # for aliased imports: the name in that module (`y` in `import y as z`)
 
 
 @dataclass(slots=True)

@@ -99,6 +99,7 @@ REFS_SCHEMA = pa.schema(
         pa.field("col", pa.int32()),
         pa.field("enclosing", pa.string()),
         pa.field("source", pa.string()),
+        pa.field("original", pa.string()),
     ]
 )
 

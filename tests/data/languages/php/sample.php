@@ -100,3 +100,11 @@ $client->send('hello');
 $logger = new Logger(LoggerFactory::create());
 $logger->send('hello');
 echo broadcast([$client, $logger], 'bye');
+
+namespace App\Cli;
+
+/** Sends one greeting from the command line. */
+function main(): void
+{
+    \App\Transport\broadcast([], 'hi');
+}

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from codeloupe.extract import extract_text
+from codeloupe.graph import Graph, SymbolInfo, _path_matches
+from codeloupe.languages import language_for_path
+
+FILES = {
+    "pkg/transport.py": '''
+class Socket:
+    def send(self, data):
+        return self.write(data)
+
+    def write(self, data):
+        return len(data)
+
+
+class Mailer:
+    def send(self, message):
+        return deliver(message)
+
+
+def deliver(message):
+    return message
+''',
+    "pkg/app.py": '''
+from .transport import deliver as ship
+from .transport import Socket
+
+
+def main():
+    sock = Socket()
+    ship("hello")
+    sock.send(b"x")
+    unknown_helper()
+''',
+}
+
+
+def build() -> Graph:
+    symbols, refs = [], []
+    for path, text in FILES.items():
+        ex = extract_text(path, text, language_for_path(path))
+        symbols += [SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent,
+                               s.start_line, s.end_line, s.language) for s in ex.symbols]
+        refs += [{f: getattr(r, f) for f in r.__slots__} for r in ex.references]
+    return Graph(symbols, refs)
+
+
+def test_self_calls_resolve_to_the_enclosing_class() -> None:
+    g = build()
+    [edge] = g.callees("pkg/transport.py::Socket.send")
+    assert edge.target == "pkg/transport.py::Socket.write" and edge.reason == "self"
+
+
+def test_local_and_imported_alias_calls() -> None:
+    g = build()
+    [edge] = g.callees("pkg/transport.py::Mailer.send")
+    assert (edge.target, edge.reason) == ("pkg/transport.py::deliver", "local")
+    callees = {(e.target, e.reason) for e in g.callees("pkg/app.py::main")}
+    assert ("pkg/transport.py::Socket", "import") in callees
+    assert ("pkg/transport.py::deliver", "import") in callees  # called through its alias
+
+
+def test_same_name_methods_stay_apart_and_ambiguity_is_marked() -> None:
+    g = build()
+    sends = [e for e in g.callees("pkg/app.py::main") if e.site.name == "send"]
+    # `sock.send` by name only: both `send` methods are candidates, marked ambiguous
+    assert {e.target for e in sends} == {"pkg/transport.py::Socket.send", "pkg/transport.py::Mailer.send"}
+    assert all(e.ambiguous and e.reason == "name" and e.confidence < 0.5 for e in sends)
+    assert sorted(s.name for s in g.unresolved) == ["len", "unknown_helper"]
+
+
+def test_path_matches_import_sources() -> None:
+    assert _path_matches("pkg/transport.py", ".transport")
+    assert _path_matches("pkg/transport.py", "pkg.transport")
+    assert _path_matches("src/lib/router/index.js", "./lib/router")
+    assert _path_matches("src/util.ts", "../util.ts")
+    assert not _path_matches("pkg/transport.py", "transporter")
