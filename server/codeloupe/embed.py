@@ -22,6 +22,8 @@ from .model import CONTAINER_KINDS, Symbol
 
 log = logging.getLogger(__name__)
 
+# Bump when the embedded or full-text form of a symbol changes: indexes rebuild.
+TEXT_VERSION = 5
 DEFAULT_MODEL = "default"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 # Characters of body kept before the tokenizer cuts at the model's limit: enough
@@ -72,7 +74,11 @@ def split_words(text: str) -> str:
 def embed_text(symbol: Symbol, max_tokens: int = 256) -> str:
     """The text a symbol is embedded as: kind and qualified name in words, signature,
     doc and body. A class-like symbol too long for the model is embedded as its
-    header, doc and member list (its methods are symbols of their own)."""
+    header, doc and member list (its methods are symbols of their own).
+
+    Measured on bench/eval and left out: dropping the Python docstring from the
+    body (it repeats the doc) lowered vector MRR 0.650 → 0.632; prefixing methods
+    with their class and its doc line changed nothing (0.650 → 0.649)."""
     name_words = " ".join(split_identifier(symbol.qualified_name))
     head = f"{symbol.kind} {name_words}".strip()
     parts = [head]

@@ -22,7 +22,15 @@ from pathlib import Path
 import numpy as np
 
 from .config import Settings
-from .embed import Embedder, embed_text, embedding_key, load_embedder, model_identity, search_text
+from .embed import (
+    TEXT_VERSION,
+    Embedder,
+    embed_text,
+    embedding_key,
+    load_embedder,
+    model_identity,
+    search_text,
+)
 from .extract import extract
 from .model import FileExtraction, Symbol
 from .scan import ScannedFile, check_content, scan
@@ -144,7 +152,7 @@ class Index:
                 self._embedder = self._load_embedder()
                 model_id, dim = self._embedder.model_id, self._embedder.dim
         self.model_id = model_id
-        self.store = Store(self.settings.index_location(self.root), model_id, dim)
+        self.store = Store(self.settings.index_location(self.root), model_id, dim, TEXT_VERSION)
 
     # --- the model ---------------------------------------------------------------
 

@@ -135,12 +135,13 @@ def is_local_uri(uri: str) -> bool:
 class Store:
     """One index: a LanceDB database at ``uri`` (a folder, or ``s3://…``)."""
 
-    def __init__(self, uri: str, model_id: str, dim: int) -> None:
+    def __init__(self, uri: str, model_id: str, dim: int, text_version: int = 0) -> None:
         import lancedb
 
         self.uri = uri
         self.model_id = model_id
         self.dim = dim
+        self.text_version = text_version  # how symbols become text: a change rebuilds
         self.rebuilt_reason: str | None = None
         if is_local_uri(uri):
             folder = Path(uri.removeprefix("file://"))
@@ -184,6 +185,7 @@ class Store:
             "schema_version": str(SCHEMA_VERSION),
             "model_id": self.model_id,
             "dim": str(self.dim),
+            "text_version": str(self.text_version),
         }
         reason = None
         try:
