@@ -35,7 +35,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 RESULTS = HERE / "results"
-SKIP = {"test", "tests", "idlelib", "site-packages", "__pycache__", "lib2to3", "turtledemo"}
+SKIP = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
 
 QUERIES = [
     "parse a date string into a datetime", "read a zip archive member", "retry after a socket timeout",

@@ -45,8 +45,11 @@ class Embedder(Protocol):
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text, in input order."""
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text, in input order;
+        ``progress(n)`` after each batch of n texts."""
         ...
 
     def embed_query(self, text: str) -> np.ndarray: ...

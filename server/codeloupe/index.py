@@ -338,49 +338,65 @@ class Index:
         self,
         progress: Progress | None = None,
         report: IndexReport | None = None,
-        batch: int = 2048,
+        page: int = 4096,
+        commit_every: int = 512,
         should_stop: Callable[[], bool] | None = None,
     ) -> IndexReport:
-        """Embed every symbol that has no vector yet, in token-sorted batches."""
+        """Embed every symbol that has no vector yet.
+
+        Pending symbols are read a page at a time and sorted by token count
+        (padding is wasted work); vectors are committed every ``commit_every``
+        texts, so an interrupted run loses at most that much work. A text seen
+        before (by this model) is taken from the cache instead."""
         report = report or IndexReport()
         total = self.store.count_pending()
         done = 0
         if progress:
             progress("embed", 0, total)
-        while True:
-            if should_stop and should_stop():
-                break
-            rows = self.store.pending(batch)
+        while not (should_stop and should_stop()):
+            rows = self.store.pending(page)
             if rows.num_rows == 0:
                 break
             ids = rows.column("id").to_pylist()
             keys = rows.column("embed_key").to_pylist()
             texts = rows.column("embed_text").to_pylist()
+            rows_of: dict[str, list[int]] = {}
+            for i, key in enumerate(keys):
+                rows_of.setdefault(key, []).append(i)
             cached = self.store.cached_vectors(keys)
-            todo: dict[str, str] = {}
-            for key, text in zip(keys, texts, strict=True):
-                if key not in cached and key not in todo:
-                    todo[key] = text or ""
-            if todo:
-                counted = 0
+            if cached:
+                hit = [i for k in cached for i in rows_of[k]]
+                self.store.store_vectors([ids[i] for i in hit], [keys[i] for i in hit],
+                                         np.stack([cached[keys[i]] for i in hit]))
+                report.embeddings_reused += len(hit)
+                done += len(hit)
+            new = [k for k in rows_of if k not in cached]
+            lengths = self.embedder.count_tokens([texts[rows_of[k][0]] or "" for k in new])
+            new = [k for _, k in sorted(zip(lengths, new, strict=True), key=lambda t: t[0])]
+            for start in range(0, len(new), commit_every):
+                if should_stop and should_stop():
+                    break
+                group = new[start : start + commit_every]
+                shown = done
 
-                def bump(n: int, base: int = done) -> None:
-                    nonlocal counted
-                    counted += n
+                def tick(n: int) -> None:
+                    nonlocal shown
+                    shown += n
                     if progress:
-                        progress("embed", min(total, base + counted), total)
+                        progress("embed", min(total, shown), total)
 
-                vectors = self.embedder.embed(list(todo.values()), progress=bump)  # type: ignore[call-arg]
-                for key, vec in zip(todo, vectors, strict=True):
-                    cached[key] = vec
-                report.embeddings_computed += len(todo)
-            report.embeddings_reused += len(ids) - len(todo)
-            matrix = np.stack([cached[k] for k in keys])
-            self.store.store_vectors(ids, keys, matrix)
-            done += len(ids)
-            if progress:
-                progress("embed", min(total, done), total)
-        self.store.ensure_vector_index()
+                vectors = self.embedder.embed([texts[rows_of[k][0]] or "" for k in group], tick)
+                hit = [i for k in group for i in rows_of[k]]
+                vec_of = dict(zip(group, vectors, strict=True))
+                self.store.store_vectors([ids[i] for i in hit], [keys[i] for i in hit],
+                                         np.stack([vec_of[keys[i]] for i in hit]))
+                report.embeddings_computed += len(group)
+                report.embeddings_reused += len(hit) - len(group)
+                done += len(hit)
+                if progress:
+                    progress("embed", min(total, done), total)
+        if not (should_stop and should_stop()):
+            self.store.ensure_vector_index()
         report.pending_embeddings = self.store.count_pending()
         return report
 

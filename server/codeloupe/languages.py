@@ -100,8 +100,15 @@ def _queries_root() -> Path:
 
 
 def query_source(name: str) -> str:
-    path = _queries_root() / name / "tags.scm"
-    return path.read_text(encoding="utf-8")
+    """The tags query of a language. A first line ``; inherits: a, b`` prepends
+    those languages' queries (nvim-treesitter's convention), so tsx reuses
+    typescript's patterns instead of a copy that drifts."""
+    text = (_queries_root() / name / "tags.scm").read_text(encoding="utf-8")
+    first = text.split("\n", 1)[0].strip()
+    if first.startswith("; inherits:"):
+        parents = [p.strip() for p in first.split(":", 1)[1].split(",") if p.strip()]
+        text = "\n".join([*(query_source(p) for p in parents), text])
+    return text
 
 
 @functools.cache
