@@ -7,6 +7,7 @@ import fnmatch
 import logging
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .embed import split_identifier
@@ -129,6 +130,7 @@ class Searcher:
     def __init__(self, index: Index) -> None:
         self.index = index
         self.store = index.store
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeloupe-search")
 
     def _filter(self, lang: str | None, path: str | None, kind: str | None) -> str | None:
         clauses: list[str] = []
@@ -164,9 +166,15 @@ class Searcher:
         where = self._filter(lang, path, kind)
         depth = max(50, k * 5)
         ranked: list[list[dict]] = []
-        if mode in ("hybrid", "vector"):
-            ranked.append(self._vector(query, where, depth))
-        if mode in ("hybrid", "fts"):
+        if mode == "hybrid":
+            # Both lists at once: LanceDB and torch release the GIL, so the hybrid
+            # query costs about the slower of the two instead of their sum.
+            vector = self._pool.submit(self._vector, query, where, depth, pending)
+            fulltext = self._fulltext(query, where, depth)
+            ranked = [vector.result(), fulltext]
+        elif mode == "vector":
+            ranked.append(self._vector(query, where, depth, pending))
+        else:
             ranked.append(self._fulltext(query, where, depth))
         fused: dict[str, Hit] = {}
         scores = rrf([[row["id"] for row in rows] for rows in ranked], RRF_K)
@@ -186,8 +194,8 @@ class Searcher:
         results = sorted(fused.values(), key=lambda h: (-h.score, h.path, h.start_line))[:k]
         return SearchResponse(query, results, pending)
 
-    def _vector(self, query: str, where: str | None, depth: int) -> list[dict]:
-        if self.store.symbols.count_rows("vector IS NOT NULL") == 0:
+    def _vector(self, query: str, where: str | None, depth: int, pending: int) -> list[dict]:
+        if self.store.symbols.count_rows() <= pending:  # nothing embedded yet
             return []
         vec = self.index.embedder.embed_query(query)
         q = self.store.symbols.search(vec, vector_column_name="vector").distance_type("cosine")

@@ -23,7 +23,7 @@ import pyarrow as pa
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
-VECTOR_INDEX_MIN_ROWS = 30_000
+VECTOR_INDEX_MIN_ROWS = 10_000
 _IN_CHUNK = 400  # literals per IN (...) list
 
 SYMBOLS = "symbols"
@@ -308,13 +308,21 @@ class Store:
                 found[key] = vec
         return found
 
+    # embed_text is kept exactly while a symbol has no vector (both change in one
+    # commit), and filtering on it reads a column of mostly empty strings instead
+    # of every vector: 5 ms instead of 64 ms at 20k symbols.
+    PENDING = "embed_text != ''"
+
     def pending(self, limit: int | None = None) -> pa.Table:
         """Symbols still waiting for an embedding: id, embed_key, embed_text."""
-        q = self.symbols.search().where("vector IS NULL").select(["id", "embed_key", "embed_text"])
+        q = self.symbols.search().where(self.PENDING).select(["id", "embed_key", "embed_text"])
         return q.limit(limit).to_arrow()
 
     def count_pending(self) -> int:
-        return self.symbols.count_rows("vector IS NULL")
+        return self.symbols.count_rows(self.PENDING)
+
+    def count_embedded(self) -> int:
+        return self.symbols.count_rows() - self.count_pending()
 
     def store_vectors(self, ids: Sequence[str], keys: Sequence[str], vectors: np.ndarray) -> None:
         """Write computed vectors into the cache and onto their symbols (atomically per call)."""
@@ -365,8 +373,9 @@ class Store:
 
     def ensure_vector_index(self, min_rows: int = VECTOR_INDEX_MIN_ROWS) -> bool:
         """An ANN index once brute force gets slow (measured: 13 ms at 10k rows,
-        211 ms at 100k). IVF_HNSW_SQ kept recall@10 at 0.97-0.98."""
-        embedded = self.symbols.count_rows("vector IS NOT NULL")
+        211 ms at 100k; IVF_HNSW_SQ 6-9 ms at recall@10 0.97-0.98, built in 3 s at
+        10k rows). Rows written later are searched flat beside it until optimize()."""
+        embedded = self.count_embedded()
         if embedded < min_rows:
             return False
         cols = {tuple(ix.columns) for ix in self.symbols.list_indices()}
