@@ -103,6 +103,7 @@ def test_status(repo: Path) -> None:
     (["index", "/no/such/dir"], "no such folder: /no/such/dir"),
     (["status", "/etc/hostname"], "not a folder: /etc/hostname"),
     (["search", "--lang", "cobol", "x"], "unknown language 'cobol'"),
+    (["serve", "--tcp", "8080"], "--tcp wants HOST:PORT, got '8080'"),
 ])
 def test_errors_are_one_line_and_nonzero(args: list[str], message: str) -> None:
     out = run(*args)

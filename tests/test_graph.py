@@ -76,3 +76,62 @@ def test_path_matches_import_sources() -> None:
     assert _path_matches("src/lib/router/index.js", "./lib/router")
     assert _path_matches("src/util.ts", "../util.ts")
     assert not _path_matches("pkg/transport.py", "transporter")
+
+
+def _edges(g: Graph) -> tuple[set, set, set]:
+    out = {(k, e.site, e.target, e.reason, e.confidence, e.ambiguous) for k, v in g.out_edges.items() for e in v}
+    inc = {(k, e.site, e.target) for k, v in g.in_edges.items() for e in v}
+    return out, inc, set(g.unresolved)
+
+
+def _file(path: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:
+    ex = extract_text(path, text, language_for_path(path))
+    symbols = [SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent,
+                          s.start_line, s.end_line, s.language) for s in ex.symbols]
+    return symbols, [{f: getattr(r, f) for f in r.__slots__} for r in ex.references]
+
+
+def _scratch(files: dict[str, str]) -> Graph:
+    symbols, refs = [], []
+    for path, text in files.items():
+        s, r = _file(path, text)
+        symbols += s
+        refs += r
+    return Graph(symbols, refs)
+
+
+def test_replacing_a_file_equals_building_again() -> None:
+    g = build()
+    files = dict(FILES)
+    edits = [
+        # a new function in app.py that calls a method of transport.py
+        ("pkg/app.py", FILES["pkg/app.py"] + "\n\ndef extra():\n    return deliver('x')\n"),
+        # transport.py loses `deliver` (app.py's aliased import now resolves to nothing)
+        ("pkg/transport.py", FILES["pkg/transport.py"].replace("def deliver(message):",
+                                                              "def dispatch(message):")),
+        # a new file defines `unknown_helper` (app.py's unresolved call now resolves)
+        ("pkg/helpers.py", "def unknown_helper():\n    return deliver(1)\n"),
+        # and the original transport.py comes back
+        ("pkg/transport.py", FILES["pkg/transport.py"]),
+    ]
+    for path, text in edits:
+        files[path] = text
+        g.replace_file(path, *_file(path, text))
+        assert _edges(g) == _edges(_scratch(files)), path
+    assert "unknown_helper" not in {s.name for s in g.unresolved}
+    # a deleted file
+    del files["pkg/helpers.py"]
+    g.replace_file("pkg/helpers.py", [], [])
+    assert _edges(g) == _edges(_scratch(files))
+    assert "unknown_helper" in {s.name for s in g.unresolved}
+
+
+def test_call_chains_are_the_shortest_paths_over_callees() -> None:
+    g = build()
+    [chain] = g.call_chains(["pkg/app.py::main"], ["pkg/transport.py::Socket.write"])
+    assert [(e.site.caller, e.target) for e in chain] == [
+        ("pkg/app.py::main", "pkg/transport.py::Socket.send"),
+        ("pkg/transport.py::Socket.send", "pkg/transport.py::Socket.write"),
+    ]
+    assert g.call_chains(["pkg/transport.py::Socket.write"], ["pkg/app.py::main"]) == []
+    assert g.call_chains(["pkg/app.py::main"], ["pkg/transport.py::Socket.write"], max_depth=1) == []

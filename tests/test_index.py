@@ -246,3 +246,49 @@ def test_odd_paths_update_and_delete_cleanly(tmp_path: Path, embedder, name: str
 
 
 _ = SAMPLE_REPO
+
+
+def test_buffer_update_then_disk_resync(sample_repo: Path, embedder) -> None:
+    from codeloupe.index import BUFFER_MTIME
+
+    idx = open_index(sample_repo, embedder)
+    idx.update()
+    before = rows(idx)
+    cart = sample_repo / "src/shop/cart.py"
+    on_disk = cart.read_text()
+    buffer = on_disk + "\n\ndef apply_discount(cart):\n    return cart.total_price({}) * 0.9\n"
+
+    report = idx.update_buffer("src/shop/cart.py", buffer)
+    after = rows(idx)
+    assert "src/shop/cart.py::apply_discount" in after
+    # unchanged symbols keep their vectors (from the cache); the new one and the
+    # module unit (its text changed) wait for an embedding
+    pending = {i for i, r in after.items() if r["vector"] is None}
+    assert pending == {"src/shop/cart.py::apply_discount", "src/shop/cart.py::<module>"}
+    in_cart = [i for i in after if i.startswith("src/shop/cart.py::")]
+    assert report.embeddings_reused == len(in_cart) - 2 and len(after) == len(before) + 1
+    files = idx.store.load_files()
+    assert files["src/shop/cart.py"].mtime_ns == BUFFER_MTIME
+    refs = [r for r in idx.store.refs.to_arrow().to_pylist() if r["enclosing"].endswith("apply_discount")]
+    assert [r["name"] for r in refs] == ["total_price"]
+
+    # the next disk scan re-checks the file (its mtime matches nothing) and restores it
+    sync = idx.sync_files()
+    assert sync.files_parsed == 1
+    assert "src/shop/cart.py::apply_discount" not in rows(idx)
+    assert idx.store.load_files()["src/shop/cart.py"].mtime_ns == cart.stat().st_mtime_ns
+
+    # a saved buffer: refresh_file finds the same content and only updates the stats
+    idx.update_buffer("src/shop/cart.py", buffer)
+    cart.write_text(buffer)
+    refreshed = idx.refresh_file("src/shop/cart.py")
+    assert refreshed.files_unchanged == 1 and refreshed.files_parsed == 0
+    assert idx.store.load_files()["src/shop/cart.py"].mtime_ns == cart.stat().st_mtime_ns
+    assert "src/shop/cart.py::apply_discount" in rows(idx)
+
+    # a file gone from disk loses its rows
+    cart.unlink()
+    assert idx.refresh_file("src/shop/cart.py").files_deleted == 1
+    assert not [i for i in rows(idx) if i.startswith("src/shop/cart.py::")]
+    symbols, refs = idx.load_rows(["src/shop/http.py"])
+    assert {s["path"] for s in symbols} == {"src/shop/http.py"} and refs

@@ -218,6 +218,18 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The language server. Stdout carries only the protocol; logs go to stderr and
+    to the client (window/logMessage)."""
+    from .lsp import serve
+
+    if args.tcp and ":" not in args.tcp:
+        raise CliError(f"--tcp wants HOST:PORT, got {args.tcp!r}")
+    overrides = {"model": args.model or os.environ.get("CODELOUPE_MODEL"),
+                 "index_uri": args.index_uri or os.environ.get("CODELOUPE_INDEX_URI")}
+    return serve(args.tcp, overrides)
+
+
 # --- parser -----------------------------------------------------------------------------
 
 
@@ -257,6 +269,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("root", nargs="?", default=".")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("serve", parents=[common], help="run the language server (stdio)")
+    transport = p.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk LSP on stdin/stdout (default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead")
+    p.set_defaults(func=cmd_serve)
     return parser
 
 
@@ -271,6 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("LANCE_LOG", "error")
+    os.environ.setdefault("LANCEDB_LOG", "error")
     from .embed import EmbeddingError
     from .index import IndexError_
     from .languages import UnknownLanguageError

@@ -60,33 +60,136 @@ class Edge:
 
 class Graph:
     def __init__(self, symbols: list[SymbolInfo], refs: list[dict]) -> None:
-        self.symbols = {s.id: s for s in symbols}
+        self.symbols: dict[str, SymbolInfo] = {}
         self.by_name: dict[str, list[SymbolInfo]] = defaultdict(list)
         self.by_file: dict[str, dict[str, list[SymbolInfo]]] = defaultdict(lambda: defaultdict(list))
+        self.file_symbols: dict[str, list[str]] = defaultdict(list)  # path → symbol ids
         for s in symbols:
-            if s.kind in CALLABLE_KINDS:
-                self.by_name[s.name].append(s)
-                self.by_file[s.path][s.name].append(s)
+            self._add_symbol(s)
         # per file: bound name → (module source, name in that module)
-        imports: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+        self.imports: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
         calls: list[CallSite] = []
         for r in refs:
             if r["kind"] == "import":
-                imports[r["path"]][r["name"]] = (r["source"] or r["name"], r.get("original") or r["name"])
+                self._add_import(r)
             elif r["kind"] == "call":
-                calls.append(CallSite(r["path"], r["line"], r["col"], r["name"], r["receiver"] or "",
-                                      r["enclosing"]))
-        self.imports = imports
+                calls.append(_site(r))
         self.out_edges: dict[str, list[Edge]] = defaultdict(list)
         self.in_edges: dict[str, list[Edge]] = defaultdict(list)
-        self.unresolved: list[CallSite] = []
+        self.sites: dict[str, list[CallSite]] = defaultdict(list)  # path → its call sites
+        # name looked up across files (the called name, or what an import binds it to)
+        # → the sites that looked it up: re-resolved when a symbol of that name changes
+        self.sites_by_name: dict[str, dict[CallSite, None]] = defaultdict(dict)
+        self.site_edges: dict[CallSite, list[Edge]] = {}
+        self._unresolved: dict[CallSite, None] = {}
         for site in calls:
-            edges = self.resolve(site)
-            if not edges:
-                self.unresolved.append(site)
-            for edge in edges:
-                self.out_edges[site.caller].append(edge)
-                self.in_edges[edge.target].append(edge)
+            self._add_site(site)
+
+    @property
+    def unresolved(self) -> list[CallSite]:
+        return list(self._unresolved)
+
+    # --- building and per-file updates ---------------------------------------------------
+
+    def _add_symbol(self, s: SymbolInfo) -> None:
+        self.symbols[s.id] = s
+        self.file_symbols[s.path].append(s.id)
+        if s.kind in CALLABLE_KINDS:
+            self.by_name[s.name].append(s)
+            self.by_file[s.path][s.name].append(s)
+
+    def _add_import(self, r: dict) -> None:
+        self.imports[r["path"]][r["name"]] = (r["source"] or r["name"], r.get("original") or r["name"])
+
+    def _lookup_names(self, site: CallSite) -> tuple[str, ...]:
+        bound = self.imports.get(site.path, {}).get(site.name)
+        return (site.name, bound[1]) if bound and bound[1] != site.name else (site.name,)
+
+    def _add_site(self, site: CallSite) -> None:
+        if site in self.site_edges:
+            return  # the same call matched twice
+        self.sites[site.path].append(site)
+        for name in self._lookup_names(site):
+            self.sites_by_name[name][site] = None
+        self._link(site)
+
+    def _link(self, site: CallSite) -> None:
+        edges = self.resolve(site)
+        self.site_edges[site] = edges
+        if not edges:
+            self._unresolved[site] = None
+        for edge in edges:
+            self.out_edges[site.caller].append(edge)
+            self.in_edges[edge.target].append(edge)
+
+    def _unlink(self, sites: list[CallSite]) -> None:
+        """Take these sites' edges out (in one pass over each touched edge list)."""
+        dead: set[int] = set()
+        callers: set[str] = set()
+        targets: set[str] = set()
+        for site in sites:
+            self._unresolved.pop(site, None)
+            for edge in self.site_edges.pop(site, []):
+                dead.add(id(edge))
+                callers.add(site.caller)
+                targets.add(edge.target)
+        for edges, keys in ((self.out_edges, callers), (self.in_edges, targets)):
+            for key in keys:
+                bucket = edges.get(key)
+                if bucket is None:
+                    continue
+                bucket[:] = [e for e in bucket if id(e) not in dead]
+                if not bucket:
+                    del edges[key]
+
+    def replace_file(self, path: str, symbols: list[SymbolInfo], refs: list[dict]) -> None:
+        """Swap one file's symbols and references (an edited buffer, a file changed
+        on disk; empty lists: the file is gone) and re-resolve only the call sites
+        that can see the change: the file's own, and those elsewhere that look up a
+        name whose definitions in this file were added, removed or changed. Same
+        edges as building the graph again from scratch (tests/test_graph.py)."""
+        # Resolution sees a symbol's id, name, kind, parent and path, never its lines:
+        # only names whose definitions changed in those can change other files' edges.
+        old_syms = [self.symbols.pop(i) for i in self.file_symbols.pop(path, []) if i in self.symbols]
+        before = {_key(s) for s in old_syms if s.kind in CALLABLE_KINDS}
+        after = {_key(s) for s in symbols if s.kind in CALLABLE_KINDS}
+        names = {key[1] for key in before ^ after}
+        gone: dict[str, set[str]] = defaultdict(set)
+        for old in old_syms:
+            if old.kind in CALLABLE_KINDS:
+                gone[old.name].add(old.id)
+        for name, ids in gone.items():
+            same = self.by_name.get(name)
+            if same is not None:
+                same[:] = [x for x in same if x.id not in ids]
+                if not same:
+                    del self.by_name[name]
+        self.by_file.pop(path, None)
+        own = self.sites.pop(path, [])
+        self._unlink(own)
+        for site in own:
+            for name in self._lookup_names(site):
+                bucket = self.sites_by_name.get(name)
+                if bucket is not None:
+                    bucket.pop(site, None)
+                    if not bucket:
+                        del self.sites_by_name[name]
+        self.imports.pop(path, None)
+
+        for s in symbols:
+            self._add_symbol(s)
+        calls: list[CallSite] = []
+        for r in refs:
+            if r["kind"] == "import":
+                self._add_import(r)
+            elif r["kind"] == "call":
+                calls.append(_site(r))
+        others = {site: None for name in names for site in self.sites_by_name.get(name, {})}
+        self._unlink(list(others))
+        for site in others:
+            self._link(site)
+        for site in calls:
+            self._add_site(site)
 
     @classmethod
     def from_store(cls, store) -> Graph:  # noqa: ANN001 - codeloupe.store.Store
@@ -147,10 +250,54 @@ class Graph:
     def callees(self, symbol_id: str) -> list[Edge]:
         return sorted(self.out_edges.get(symbol_id, []), key=lambda e: (e.site.line, e.site.col))
 
+    def call_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
+                    limit: int = 10) -> list[list[Edge]]:
+        """The shortest call chains from any of ``sources`` to any of ``targets``
+        (breadth first over callees, at most ``max_depth`` calls long), each a list of
+        edges; at most ``limit`` chains, all of the shortest length found."""
+        goal = set(targets)
+        parents: dict[str, list[Edge]] = {s: [] for s in sources}
+        frontier = list(dict.fromkeys(sources))
+        found = [s for s in frontier if s in goal]
+        depth = 0
+        while frontier and not found and depth < max_depth:
+            depth += 1
+            layer: dict[str, list[Edge]] = {}
+            for caller in frontier:
+                for edge in self.callees(caller):
+                    if edge.target in parents:
+                        continue
+                    layer.setdefault(edge.target, []).append(edge)
+            parents.update(layer)
+            frontier = list(layer)
+            found = [t for t in frontier if t in goal]
+        chains: list[list[Edge]] = []
+
+        def walk(node: str, tail: list[Edge]) -> None:
+            if len(chains) >= limit:
+                return
+            if not parents.get(node):
+                chains.append(tail)
+                return
+            for edge in parents[node]:
+                walk(edge.site.caller, [edge, *tail])
+
+        for target in found:
+            walk(target, [])
+        return [c for c in chains if c]
+
     def stats(self) -> dict[str, int]:
         edges = sum(len(v) for v in self.out_edges.values())
         ambiguous = sum(1 for v in self.out_edges.values() for e in v if e.ambiguous)
         return {"edges": edges, "ambiguous": ambiguous, "unresolved": len(self.unresolved)}
+
+
+def _key(s: SymbolInfo) -> tuple[str, str, str, str | None, str]:
+    return (s.id, s.name, s.kind, s.parent, s.path)
+
+
+def _site(r: dict) -> CallSite:
+    return CallSite(r["path"], r["line"], r["col"], r["name"], r["receiver"] or "", r["enclosing"])
 
 
 def _path_matches(path: str, source: str) -> bool:

@@ -12,9 +12,11 @@ import contextlib
 import hashlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -32,9 +34,10 @@ from .embed import (
     search_text,
 )
 from .extract import extract
+from .languages import language_for_path
 from .model import FileExtraction, Symbol
 from .scan import ScannedFile, check_content, scan
-from .store import FileRow, Store
+from .store import FileRow, Store, sql_in
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +47,14 @@ Progress = Callable[[str, int, int], None]
 _WRITE_EVERY = 200  # files per store write
 _POOL_MIN_FILES = 48  # below this, parsing in-process beats starting workers
 _SNIPPET_LINES = 6
+# mtime_ns of a files row written from an editor buffer: it matches no file on
+# disk, so the next scan re-reads the file (same content: a stat update only).
+BUFFER_MTIME = -1
+# Columns of the symbols table that describe a symbol (everything but text and vectors).
+SYMBOL_COLUMNS = [
+    "id", "path", "name", "qualified_name", "kind", "language", "signature", "doc", "parent",
+    "start_line", "start_col", "end_line", "end_col",
+]
 
 
 class IndexError_(RuntimeError):
@@ -144,6 +155,7 @@ class Index:
             raise IndexError_(f"not a folder: {root}")
         self.settings = settings or Settings()
         self._embedder = embedder
+        self._embedder_lock = threading.Lock()
         if embedder is not None:
             model_id, dim = embedder.model_id, embedder.dim
         else:
@@ -166,7 +178,10 @@ class Index:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = self._load_embedder()
+            # the language server embeds in one thread and searches in another: load once
+            with self._embedder_lock:
+                if self._embedder is None:
+                    self._embedder = self._load_embedder()
         return self._embedder
 
     @property
@@ -278,9 +293,18 @@ class Index:
         batch = max(4, min(64, len(items) // (workers * 8) or 1))
         batches = [items[i : i + batch] for i in range(0, len(items), batch)]
         ctx = get_context("spawn")  # never fork a process that may hold torch threads
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            for results in pool.map(_parse_batch, batches):
-                yield from results
+        done = 0
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                for results in pool.map(_parse_batch, batches):
+                    done += 1
+                    yield from results
+        except BrokenProcessPool as exc:
+            # A worker died (out of memory, or a script that imports us without an
+            # `if __name__ == "__main__":` guard): finish in this process.
+            log.warning("codeloupe: parse workers failed (%s); parsing in-process", exc)
+            for group in batches[done:]:
+                yield from _parse_batch(group)
 
     def _write(self, parsed: list[_Parsed], deleted: Sequence[str], report: IndexReport) -> None:
         symbol_rows: list[dict] = []
@@ -331,6 +355,74 @@ class Index:
         self.store.replace_files(file_rows, symbol_rows, ref_rows, deleted)
         report.files_parsed += len(parsed)
         report.symbols_written += len(symbol_rows)
+
+    # --- one file at a time (editor buffers, saves, watched files) ----------------
+
+    def update_buffer(
+        self, rel: str, text: str, extraction: FileExtraction | None = None
+    ) -> IndexReport:
+        """Write one file's symbols and references from in-memory text (an unsaved
+        editor buffer). The files row is marked with ``BUFFER_MTIME`` so the next disk
+        scan re-checks the file; vectors come from the cache where the embedded text
+        is unchanged, the others stay pending for ``embed_pending``."""
+        data = text.encode("utf-8", "surrogatepass")
+        if extraction is None:
+            language = language_for_path(rel)
+            if language is None:
+                raise IndexError_(f"no language for {rel}")
+            extraction = extract(rel, data, language)
+        report = IndexReport()
+        parsed = _Parsed(rel, len(data), BUFFER_MTIME, file_hash(data), extraction.language,
+                         extraction)
+        self._write([parsed], [], report)
+        report.files = 1
+        report.symbols = len(extraction.symbols)
+        return report
+
+    def refresh_file(self, rel: str) -> IndexReport:
+        """Bring one file's rows back to what is on disk (after a save or a close, or
+        a file changed outside the editor); a file that is gone loses its rows.
+
+        Unlike ``sync_files`` this does not consult include/exclude globs or
+        .gitignore: it is for files the editor already showed us."""
+        report = IndexReport()
+        rows = self.store.files.search().where(sql_in("path", [rel])).limit(1).to_list()
+        known = FileRow(**rows[0]) if rows else None
+        abspath = self.root / rel
+        language = language_for_path(rel)
+        if language is None or not abspath.is_file():
+            if known is not None:
+                self.store.replace_files([], [], [], [rel])
+                report.files_deleted = 1
+            return report
+        parsed = parse_file((rel, str(abspath), language, known.hash if known else None))
+        if parsed.error:
+            report.errors.append(parsed.error)
+        if parsed.extraction is None and parsed.skipped is None:
+            assert known is not None
+            self.store.update_file_stats([FileRow(rel, parsed.size, parsed.mtime_ns, parsed.hash,
+                                                  language, known.symbols, known.errors,
+                                                  known.indexed_at)])
+            report.files_unchanged = 1
+        elif parsed.skipped is not None:
+            report.skipped[parsed.skipped] = 1
+            if known is not None:
+                self.store.replace_files([], [], [], [rel])
+                report.files_deleted = 1
+        else:
+            self._write([parsed], [], report)
+        return report
+
+    def load_rows(self, paths: Sequence[str] | None = None) -> tuple[list[dict], list[dict]]:
+        """Symbol rows (``SYMBOL_COLUMNS``) and reference rows, of these files or all."""
+        sym_q = self.store.symbols.search().select(SYMBOL_COLUMNS)
+        ref_q = self.store.refs.search()
+        if paths is not None:
+            if not paths:
+                return [], []
+            sym_q = sym_q.where(sql_in("path", paths))
+            ref_q = ref_q.where(sql_in("path", paths))
+        return sym_q.limit(None).to_arrow().to_pylist(), ref_q.limit(None).to_arrow().to_pylist()
 
     # --- phase 2: embeddings -----------------------------------------------------
 

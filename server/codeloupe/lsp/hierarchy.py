@@ -1,0 +1,212 @@
+"""Definition, references and the call hierarchy, from the engine's call graph
+(``codeloupe.graph``, v1: approximate resolution with a confidence per edge)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..graph import Edge, _path_matches
+from .state import FolderState, Snapshot, SymRow, innermost, name_span, ref_at
+from .symbols import is_file_unit, selection_range, symbol_kind, symbol_range
+
+if TYPE_CHECKING:
+    from .server import CodeloupeServer
+
+
+@dataclass
+class Found:
+    folder: FolderState
+    snap: Snapshot
+    targets: list[SymRow]  # what the cursor names: a definition, or what a reference resolves to
+    ref: dict | None  # the reference under the cursor, if any
+    enclosing: SymRow | None  # the innermost symbol around the cursor
+
+
+async def at_position(ls: CodeloupeServer, uri: str, position: types.Position) -> Found | None:
+    await ls.settle(uri)
+    located = ls.locate(uri)
+    if located is None:
+        return None
+    folder, rel = located
+    fm = folder.file(rel)
+    if fm is None:
+        return None
+    snap = await ls.read(folder.snapshot)
+    lines = ls.lines(folder, rel)
+    line1, col = ls.positions.from_wire(lines, position)
+    ref = ref_at(fm, line1, col)
+    targets: list[SymRow] = []
+    if ref is not None:
+        targets = _resolve_ref(snap, ref)
+    else:
+        for s in fm.symbols:
+            if is_file_unit(s):
+                continue
+            line0, c0, c1 = name_span(s, lines)
+            if line0 == line1 - 1 and c0 <= col <= c1:
+                targets = [s]
+                break
+    enclosing = innermost(fm, line1, col)
+    return Found(folder, snap, targets, ref, enclosing)
+
+
+def _resolve_ref(snap: Snapshot, ref: dict) -> list[SymRow]:
+    ids: list[str] = []
+    if ref["kind"] == "call":
+        for edge in snap.graph.out_edges.get(ref["enclosing"], []):
+            if edge.site.line == ref["line"] and edge.site.col == ref["col"]:
+                ids.append(edge.target)
+    else:
+        name = ref.get("original") or ref["name"]
+        candidates = snap.graph.by_name.get(name, [])
+        if ref["kind"] == "import" and ref.get("source"):
+            matched = [c for c in candidates if _path_matches(c.path, ref["source"])]
+            candidates = matched or candidates
+        ids = [c.id for c in candidates]
+    return [snap.rows[i] for i in dict.fromkeys(ids) if i in snap.rows]
+
+
+def _site_range(ls: CodeloupeServer, lines: list[str], edge: Edge) -> types.Range:
+    site = edge.site
+    return ls.positions.range(lines, site.line - 1, site.col, site.line - 1, site.col + len(site.name))
+
+
+async def definition(ls: CodeloupeServer, params: types.DefinitionParams) -> list[types.Location]:
+    found = await at_position(ls, params.text_document.uri, params.position)
+    if found is None:
+        return []
+    return [_name_location(ls, found.folder, s) for s in found.targets]
+
+
+def _name_location(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> types.Location:
+    lines = ls.lines(folder, s.path)
+    return types.Location(uri=ls.uri_of(folder, s.path), range=selection_range(ls, lines, s))
+
+
+async def references(ls: CodeloupeServer, params: types.ReferenceParams) -> list[types.Location]:
+    found = await at_position(ls, params.text_document.uri, params.position)
+    if found is None:
+        return []
+    out: list[types.Location] = []
+    seen: set[tuple[str, int, int]] = set()
+    for target in found.targets:
+        if params.context.include_declaration:
+            out.append(_name_location(ls, found.folder, target))
+        for edge in found.snap.graph.callers(target.id):
+            key = (edge.site.path, edge.site.line, edge.site.col)
+            if key in seen:
+                continue
+            seen.add(key)
+            lines = ls.lines(found.folder, edge.site.path)
+            out.append(types.Location(uri=ls.uri_of(found.folder, edge.site.path),
+                                      range=_site_range(ls, lines, edge)))
+    return out
+
+
+# --- call hierarchy --------------------------------------------------------------------------
+
+
+def _item(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> types.CallHierarchyItem:
+    lines = ls.lines(folder, s.path)
+    rng = symbol_range(ls, lines, s)
+    sel = selection_range(ls, lines, s)
+    return types.CallHierarchyItem(
+        name=s.name if not is_file_unit(s) else s.path,
+        kind=symbol_kind(s),
+        uri=ls.uri_of(folder, s.path),
+        range=rng,
+        selection_range=sel,
+        detail=s.qualified_name if not is_file_unit(s) else None,
+        data={"id": s.id, "root": str(folder.root)},
+    )
+
+
+async def prepare_call_hierarchy(
+    ls: CodeloupeServer, params: types.CallHierarchyPrepareParams
+) -> list[types.CallHierarchyItem] | None:
+    found = await at_position(ls, params.text_document.uri, params.position)
+    if found is None:
+        return None
+    targets = found.targets or ([found.enclosing] if found.enclosing else [])
+    if not targets:
+        return None
+    return [_item(ls, found.folder, s) for s in targets]
+
+
+async def _item_symbol(
+    ls: CodeloupeServer, item: types.CallHierarchyItem
+) -> tuple[FolderState, Snapshot, str] | None:
+    data = item.data if isinstance(item.data, dict) else {}
+    located = ls.locate(item.uri)
+    if located is None:
+        return None
+    folder, rel = located
+    await ls.settle()
+    snap = await ls.read(folder.snapshot)
+    sym_id = data.get("id")
+    if sym_id in snap.rows:
+        return folder, snap, sym_id
+    # an item from an older state (or another client): find it by name and place
+    fm = folder.file(rel)
+    if fm is None:
+        return None
+    lines = ls.lines(folder, rel)
+    line1, col = ls.positions.from_wire(lines, item.selection_range.start)
+    for s in fm.symbols:
+        if s.name == item.name and s.start_line <= line1 <= s.end_line:
+            return folder, snap, s.id
+    return None
+
+
+def _grouped(edges: list[Edge], key) -> dict[str, list[Edge]]:  # noqa: ANN001
+    out: dict[str, list[Edge]] = {}
+    for edge in edges:
+        out.setdefault(key(edge), []).append(edge)
+    return out
+
+
+async def incoming_calls(
+    ls: CodeloupeServer, params: types.CallHierarchyIncomingCallsParams
+) -> list[types.CallHierarchyIncomingCall] | None:
+    found = await _item_symbol(ls, params.item)
+    if found is None:
+        return None
+    folder, snap, sym_id = found
+    out = []
+    for caller_id, edges in _grouped(snap.graph.callers(sym_id), lambda e: e.site.caller).items():
+        caller = snap.rows.get(caller_id)
+        if caller is None:
+            continue
+        lines = ls.lines(folder, caller.path)
+        out.append(types.CallHierarchyIncomingCall(
+            from_=_item(ls, folder, caller),
+            from_ranges=[_site_range(ls, lines, e) for e in edges],
+        ))
+    return out
+
+
+async def outgoing_calls(
+    ls: CodeloupeServer, params: types.CallHierarchyOutgoingCallsParams
+) -> list[types.CallHierarchyOutgoingCall] | None:
+    found = await _item_symbol(ls, params.item)
+    if found is None:
+        return None
+    folder, snap, sym_id = found
+    caller = snap.rows.get(sym_id)
+    if caller is None:
+        return None
+    lines = ls.lines(folder, caller.path)
+    out = []
+    for target_id, edges in _grouped(snap.graph.callees(sym_id), lambda e: e.target).items():
+        target = snap.rows.get(target_id)
+        if target is None:
+            continue
+        out.append(types.CallHierarchyOutgoingCall(
+            to=_item(ls, folder, target),
+            from_ranges=[_site_range(ls, lines, e) for e in edges],
+        ))
+    return out
+

@@ -1,0 +1,313 @@
+"""Initialize, index every workspace folder (symbols first, then embeddings, with
+``$/progress``), shut down cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..config import Settings
+from ..index import Index
+from .options import ServerOptions, camel, read_lenient
+from .state import FileModel, FolderState
+
+if TYPE_CHECKING:
+    from .server import CodeloupeServer
+
+log = logging.getLogger("codeloupe.lsp")
+
+_PROGRESS_EVERY_S = 0.2
+_COMMIT_EVERY = 64  # embeddings per commit: how soon a shutdown or cancel takes effect
+_SHUTDOWN_WAIT_S = 30.0
+
+
+ENGINE_FIELDS = ("model", "index_uri", "include", "exclude", "max_file_bytes", "workers")
+SECTION = "codeloupe"
+
+
+def apply_options(ls: CodeloupeServer, init: object, section: object = None) -> list[str]:
+    """Options from initializationOptions, then the client's ``codeloupe`` settings
+    section over them, then the command line's defaults where neither says anything.
+    Returns the problems, each naming its field."""
+    if isinstance(init, dict) and isinstance(init.get(SECTION), dict):
+        init = init[SECTION]  # {"codeloupe": {...}} as VS Code settings sections nest
+    options, problems = read_lenient(ServerOptions, init)
+    raw: dict = dict(init) if isinstance(init, dict) else {}
+    if isinstance(section, dict) and section:
+        from_settings, more = read_lenient(ServerOptions, section, what=SECTION,
+                                           report_unknown=False)
+        problems += more
+        for key in section:
+            name = next((f for f in options.__dataclass_fields__ if camel(f) == key), None)
+            if name is not None:
+                setattr(options, name, getattr(from_settings, name))
+        raw.update(section)
+    for key, value in ls.overrides.items():
+        if value is not None and camel(key) not in raw:
+            setattr(options, key, value)
+    ls.options = options
+    level = options.logging_level if "logLevel" in raw else None
+    if level is not None:
+        logging.getLogger("codeloupe").setLevel(level)
+    return problems
+
+
+def initialize(ls: CodeloupeServer, params: types.InitializeParams) -> None:
+    ls.loop = asyncio.get_running_loop()
+    ls.init_options = params.initialization_options
+    ls.option_problems = apply_options(ls, ls.init_options)
+    folders = list(params.workspace_folders or [])
+    if not folders and params.root_uri:
+        folders = [types.WorkspaceFolder(uri=params.root_uri, name="root")]
+    for wf in folders:
+        add_folder(ls, wf)
+
+
+def add_folder(ls: CodeloupeServer, wf: types.WorkspaceFolder) -> FolderState | None:
+    from .server import uri_to_path
+
+    path = uri_to_path(wf.uri)
+    if path is None or not path.is_dir():
+        ls.option_problems.append(f"workspace folder {wf.uri} is not a local folder; skipped")
+        return None
+    root = path.resolve()
+    if str(root) in ls.folders:
+        return None
+    folder = FolderState(uri=wf.uri, root=root)
+    ls.folders[str(root)] = folder
+    return folder
+
+
+def did_change_workspace_folders(ls: CodeloupeServer,
+                                 params: types.DidChangeWorkspaceFoldersParams) -> None:
+    """Folders added are indexed like at start-up; folders removed are forgotten
+    (their index stays on disk for next time)."""
+    from .server import uri_to_path
+
+    for wf in params.event.removed or []:
+        path = uri_to_path(wf.uri)
+        folder = ls.folders.pop(str(path.resolve()), None) if path else None
+        if folder is not None:
+            for rel in list(folder.live):
+                ls.buffer_tasks.pop(ls.uri_of(folder, rel), None)
+    for wf in params.event.added or []:
+        folder = add_folder(ls, wf)
+        if folder is not None and not ls.stopping.is_set():
+            schedule_index(ls, folder)
+    for problem in ls.option_problems:
+        ls.message(problem)
+    ls.option_problems = []
+
+
+async def pull_settings(ls: CodeloupeServer) -> object:
+    """The client's ``codeloupe`` settings section (workspace/configuration), if any."""
+    caps = ls.client_capabilities.workspace
+    if not (caps and caps.configuration):
+        return None
+    try:
+        [section] = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+    except Exception as exc:
+        log.info("codeloupe: workspace/configuration failed: %s", exc)
+        return None
+    return section
+
+
+async def initialized(ls: CodeloupeServer, params: types.InitializedParams) -> None:
+    section = await pull_settings(ls)
+    if section:
+        ls.option_problems += apply_options(ls, ls.init_options, section)
+    for problem in ls.option_problems:
+        ls.message(problem)
+    ls.option_problems = []
+    for folder in ls.folders.values():
+        schedule_index(ls, folder)
+    from .sync import register_file_watchers
+
+    await register_file_watchers(ls)
+
+
+async def did_change_configuration(ls: CodeloupeServer,
+                                   params: types.DidChangeConfigurationParams) -> None:
+    """Settings changed in the client: pull them again. A change of what is indexed
+    or how (model, index location, globs) re-opens the folders' indexes and brings
+    them up to date; the rest applies at once."""
+    section = await pull_settings(ls)
+    if section is None and isinstance(params.settings, dict):
+        section = params.settings.get(SECTION)
+    before = {f: getattr(ls.options, f) for f in ENGINE_FIELDS}
+    embeddings_before = ls.options.embeddings
+    for problem in apply_options(ls, ls.init_options, section):
+        ls.message(problem)
+    reopen = any(getattr(ls.options, f) != before[f] for f in ENGINE_FIELDS)
+    if reopen or (ls.options.embeddings and not embeddings_before):
+        for folder in ls.folders.values():
+            if reopen:
+                folder.index = None  # index_folder opens it again with the new settings
+            schedule_index(ls, folder)  # (and embeds what is pending when turned on)
+
+
+def schedule_index(ls: CodeloupeServer, folder: FolderState,
+                   report_progress: bool = True) -> asyncio.Future:
+    """Index a folder after whatever index job of it runs now."""
+    previous = ls.index_tasks.get(str(folder.root))
+
+    async def run() -> None:
+        if previous is not None and not previous.done():
+            await asyncio.gather(previous, return_exceptions=True)
+        await index_folder(ls, folder, report_progress)
+
+    task = asyncio.ensure_future(run())
+    ls.index_tasks[str(folder.root)] = task
+    return task
+
+
+class _Progress:
+    """``$/progress`` for one index run (when the client supports it), throttled."""
+
+    def __init__(self, ls: CodeloupeServer, folder: FolderState) -> None:
+        self.ls = ls
+        self.folder = folder
+        self.token: str | None = None
+        self.last = 0.0
+
+    async def begin(self) -> None:
+        caps = self.ls.client_capabilities.window
+        if not (caps and caps.work_done_progress):
+            return
+        token = f"codeloupe/index/{uuid.uuid4().hex[:8]}"
+        try:
+            await self.ls.work_done_progress.create_async(token)
+        except Exception as exc:
+            log.info("codeloupe: the client refused a progress token: %s", exc)
+            return
+        self.token = token
+        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title=f"codeloupe: indexing {self.folder.root.name}", cancellable=True,
+            message="scanning", percentage=0))
+
+    @property
+    def cancelled(self) -> bool:
+        if self.token is None:
+            return False
+        fut = self.ls.work_done_progress.tokens.get(self.token)
+        return fut is not None and fut.cancelled()
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        """Called from the writer thread."""
+        self.folder.progress = {"stage": stage, "done": done, "total": total}
+        now = time.monotonic()
+        if self.token is None or (now - self.last < _PROGRESS_EVERY_S and done < total):
+            return
+        self.last = now
+        words = {"scan": "scanning", "parse": "parsing", "embed": "embedding"}.get(stage, stage)
+        message = f"{words} {done}/{total} {'files' if stage != 'embed' else 'symbols'}"
+        pct = int(done * 100 / total) if total else 0
+        value = types.WorkDoneProgressReport(message=message, percentage=pct, cancellable=True)
+        self.ls.from_thread(self.ls.work_done_progress.report, self.token, value)
+
+    def end(self, message: str) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+            self.token = None
+
+
+async def index_folder(ls: CodeloupeServer, folder: FolderState,
+                       report_progress: bool = True) -> None:
+    if ls.stopping.is_set():
+        return
+    progress = _Progress(ls, folder)
+    if report_progress:
+        await progress.begin()
+    try:
+        if folder.index is None:
+            folder.index = await ls.write(Index, folder.root, _settings(ls, folder))
+            if folder.index.store.rebuilt_reason:
+                ls.message(folder.index.store.rebuilt_reason, types.MessageType.Info)
+        index = folder.index
+        folder.state = "indexing"
+        report = await ls.write(_sync_files, index, progress.update)
+        models = FileModel.group_rows(*await ls.read(index.load_rows))
+        folder.set_disk(models)
+        await reapply_buffers(ls, folder)
+        folder.report = report.as_dict()
+        if ls.options.embeddings and not ls.stopping.is_set():
+            folder.state = "embedding"
+
+            def should_stop() -> bool:
+                return ls.stopping.is_set() or progress.cancelled
+
+            report = await ls.write(index.embed_pending, progress.update, report,
+                                    commit_every=_COMMIT_EVERY, should_stop=should_stop)
+            folder.report = report.as_dict()
+        folder.state = "ready"
+        folder.error = None
+        done = f"{report.files} files, {report.symbols} symbols"
+        if report.pending_embeddings:
+            done += f", {report.pending_embeddings} waiting for an embedding"
+        progress.end(done)
+    except Exception as exc:
+        folder.state = "failed"
+        folder.error = str(exc)
+        log.exception("codeloupe: indexing %s failed", folder.root)
+        ls.message(f"indexing {folder.root} failed: {exc}", types.MessageType.Error)
+        progress.end(f"failed: {exc}")
+
+
+def _settings(ls: CodeloupeServer, folder: FolderState) -> Settings:
+    settings = ls.options.settings()
+    if settings.index_uri and len(ls.folders) > 1:
+        # one index per folder, side by side under the configured location
+        digest = hashlib.blake2b(str(folder.root).encode(), digest_size=4).hexdigest()
+        settings.index_uri = f"{settings.index_uri.rstrip('/')}/{folder.root.name}-{digest}"
+    return settings
+
+
+def _sync_files(index: Index, progress):  # noqa: ANN001, ANN202 - runs in the writer
+    with index.write_lock(wait=False) as locked:
+        if not locked:
+            log.warning("codeloupe: another process is indexing %s; answering from the index "
+                        "as it is", index.root)
+            from ..index import IndexReport
+
+            return IndexReport()
+        return index.sync_files(progress)
+
+
+async def reapply_buffers(ls: CodeloupeServer, folder: FolderState) -> None:
+    """A disk sync wrote what is on disk: write open buffers over it again."""
+    from .sync import store_buffer
+
+    for rel, model in list(folder.live.items()):
+        uri = ls.uri_of(folder, rel)
+        doc = ls.workspace.text_documents.get(uri)
+        if doc is not None:
+            store_buffer(ls, folder, uri, rel, doc.source, model.version)
+
+
+async def shutdown(ls: CodeloupeServer, params: None) -> None:
+    """Stop background work at a safe point (every write leaves the index consistent)."""
+    ls.stopping.set()
+    for timers in (ls.embed_timers, ls.watch_timers):
+        for timer in timers.values():
+            timer.cancel()
+        timers.clear()
+    for timer, _ in ls.write_timers.values():
+        timer.cancel()  # unsaved buffers are not the files: nothing is lost
+    ls.write_timers.clear()
+    loop = asyncio.get_running_loop()
+
+    def drain() -> None:
+        for pool in (ls.writer, ls.readers, ls.parser):
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    try:
+        await asyncio.wait_for(loop.run_in_executor(None, drain), _SHUTDOWN_WAIT_S)
+    except TimeoutError:
+        log.warning("codeloupe: background work did not stop within %.0fs", _SHUTDOWN_WAIT_S)

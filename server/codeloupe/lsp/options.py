@@ -1,0 +1,221 @@
+"""Typed settings of the server and arguments of its commands.
+
+Every field has a default; names are camelCase on the wire. Options are read
+leniently: a bad value falls back to its default and the problem is reported by
+name. Command arguments are read strictly: a bad value is an error naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import typing
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import cattrs
+
+from ..config import Settings
+from ..scan import DEFAULT_MAX_BYTES
+
+T = TypeVar("T")
+
+LOG_LEVELS = ("error", "warning", "info", "debug")
+
+
+class OptionError(ValueError):
+    pass
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _strict_int(value: Any, _type: type) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionError(f"must be an integer, got {value!r}")
+    return value
+
+
+def _strict_bool(value: Any, _type: type) -> bool:
+    if not isinstance(value, bool):
+        raise OptionError(f"must be true or false, got {value!r}")
+    return value
+
+
+def _strict_str(value: Any, _type: type) -> str:
+    if not isinstance(value, str):
+        raise OptionError(f"must be a string, got {value!r}")
+    return value
+
+
+def _strict_list(value: Any, _type: type) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise OptionError(f"must be a list of strings, got {value!r}")
+    return list(value)
+
+
+def make_converter() -> cattrs.Converter:
+    conv = cattrs.Converter()
+    conv.register_structure_hook(int, _strict_int)
+    conv.register_structure_hook(bool, _strict_bool)
+    conv.register_structure_hook(str, _strict_str)
+    conv.register_structure_hook_func(lambda t: t == list[str], _strict_list)
+    return conv
+
+
+CONVERTER = make_converter()
+
+
+def _field_value(f: dataclasses.Field, hint: Any, raw: Any) -> Any:
+    try:
+        value = CONVERTER.structure(raw, hint)
+    except OptionError:
+        raise
+    except Exception as exc:  # cattrs' own errors (a union that matched nothing)
+        raise OptionError(f"must be {_describe(hint)}, got {raw!r}") from exc
+    check = f.metadata.get("check")
+    if check is not None:
+        check(value)
+    return value
+
+
+def _describe(hint: Any) -> str:
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if args:
+        return " or ".join(_describe(a) for a in args) + " or null"
+    return {int: "an integer", str: "a string", bool: "true or false"}.get(hint, str(hint))
+
+
+def read_lenient(cls: type[T], raw: Any, what: str = "initializationOptions",
+                 report_unknown: bool = True) -> tuple[T, list[str]]:
+    """``cls`` from a wire object; bad fields keep their default. Returns the value
+    and one message per problem, each naming the field (unknown keys too, unless
+    ``report_unknown`` is false: a client's settings section also holds its own)."""
+    if raw is None:
+        return cls(), []
+    if not isinstance(raw, dict):
+        return cls(), [f"{what} must be an object, got {type(raw).__name__}; using the defaults"]
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    names = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        wire = camel(f.name)
+        names[wire] = f
+        if wire not in raw:
+            continue
+        try:
+            values[f.name] = _field_value(f, hints[f.name], raw[wire])
+        except OptionError as exc:
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+            problems.append(f"{what}.{wire} {exc}; using the default {default!r}")
+    for key in raw:
+        if key not in names and report_unknown:
+            problems.append(f"{what}.{key} is not a codeloupe setting; ignored")
+    return cls(**values), problems
+
+
+def read_strict(cls: type[T], raw: Any, what: str) -> T:
+    """``cls`` from a wire object, or OptionError naming the first bad field."""
+    if not isinstance(raw, dict):
+        raise OptionError(f"{what} takes one JSON object as its argument, got {raw!r}")
+    hints = typing.get_type_hints(cls)
+    fields = {camel(f.name): f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    for key in raw:
+        if key not in fields:
+            known = ", ".join(fields)
+            raise OptionError(f"{what}: unknown argument {key!r} (known: {known})")
+    values: dict[str, Any] = {}
+    for wire, f in fields.items():
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if wire not in raw:
+            if required:
+                raise OptionError(f"{what}: the argument {wire!r} is required")
+            continue
+        try:
+            values[f.name] = _field_value(f, hints[f.name], raw[wire])
+        except OptionError as exc:
+            raise OptionError(f"{what}: {wire!r} {exc}") from None
+    return cls(**values)
+
+
+def _positive(value: int) -> None:
+    if value < 1:
+        raise OptionError(f"must be at least 1, got {value}")
+
+
+def _not_negative(value: int) -> None:
+    if value < 0:
+        raise OptionError(f"must not be negative, got {value}")
+
+
+def _log_level(value: str) -> None:
+    if value.lower() not in LOG_LEVELS:
+        raise OptionError(f"must be one of {', '.join(LOG_LEVELS)}, got {value!r}")
+
+
+@dataclass
+class ServerOptions:
+    """``initializationOptions`` (camelCase on the wire)."""
+
+    model: str = "default"  # embedding model: "default", a sentence-transformers name or a path
+    index_uri: str | None = None  # default: <folder>/.codeloupe
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    max_file_bytes: int = field(default=DEFAULT_MAX_BYTES, metadata={"check": _positive})
+    workers: int = field(default=0, metadata={"check": _not_negative})  # parse processes; 0 = cores
+    embeddings: bool = True  # false: symbols, call graph and full text only (no model is loaded)
+    embed_debounce_ms: int = field(default=500, metadata={"check": _not_negative})
+    llm_endpoint: str | None = None  # for codeloupe.server.ask (not yet implemented)
+    log_level: str = field(default="warning", metadata={"check": _log_level})
+
+    def settings(self) -> Settings:
+        return Settings(
+            model=self.model,
+            index_uri=self.index_uri,
+            include=list(self.include),
+            exclude=list(self.exclude),
+            max_file_bytes=self.max_file_bytes,
+            workers=self.workers,
+        )
+
+    @property
+    def logging_level(self) -> int:
+        return getattr(logging, self.log_level.upper(), logging.WARNING)
+
+
+# --- command arguments ---------------------------------------------------------------------
+
+
+@dataclass
+class SearchArgs:
+    query: str
+    k: int = field(default=10, metadata={"check": _positive})
+    lang: str | None = None
+    path: str | None = None
+    kind: str | None = None
+    mode: str = "hybrid"
+    snippets: bool = False
+    folder: str | None = None  # a workspace folder URI; default: the first folder
+
+
+@dataclass
+class StatusArgs:
+    folder: str | None = None
+
+
+@dataclass
+class ReindexArgs:
+    folder: str | None = None  # default: every folder
+    wait: bool = False  # answer when the index is up to date (symbols and embeddings)
+
+
+@dataclass
+class CallChainArgs:
+    from_: str  # a symbol id ("src/a.py::Client.fetch"), qualified name or name
+    to: str
+    max_depth: int = field(default=6, metadata={"check": _positive})
+    limit: int = field(default=10, metadata={"check": _positive})
+    folder: str | None = None

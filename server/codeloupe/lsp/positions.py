@@ -1,0 +1,60 @@
+"""Between the store's positions (1-based lines, code-point columns) and the wire's
+(0-based lines, columns in the negotiated encoding, UTF-16 unless agreed otherwise)."""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+_CACHE_SIZE = 256
+_disk_lines: OrderedDict[tuple[str, int], list[str]] = OrderedDict()
+
+
+def disk_lines(path: Path) -> list[str]:
+    """The lines of a file on disk (cached by path and mtime)."""
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        return []
+    key = (str(path), mtime)
+    lines = _disk_lines.get(key)
+    if lines is None:
+        try:
+            text = path.read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return []
+        lines = text.splitlines(keepends=True)
+        _disk_lines[key] = lines
+        if len(_disk_lines) > _CACHE_SIZE:
+            _disk_lines.popitem(last=False)
+    else:
+        _disk_lines.move_to_end(key)
+    return lines
+
+
+class Converter:
+    def __init__(self, codec: PositionCodec) -> None:
+        self.codec = codec
+
+    def position(self, lines: list[str], line0: int, col: int) -> types.Position:
+        if 0 <= line0 < len(lines):
+            text = lines[line0]
+            if not text.isascii():
+                col = self.codec.client_num_units(text[:col])
+        return types.Position(line=max(line0, 0), character=max(col, 0))
+
+    def range(self, lines: list[str], line0: int, col0: int, line1: int, col1: int) -> types.Range:
+        return types.Range(start=self.position(lines, line0, col0), end=self.position(lines, line1, col1))
+
+    def from_wire(self, lines: list[str], pos: types.Position) -> tuple[int, int]:
+        """(1-based line, code-point column) of a wire position."""
+        if 0 <= pos.line < len(lines) and not lines[pos.line].isascii():
+            server = self.codec.position_from_client_units(
+                lines, types.Position(line=pos.line, character=pos.character)
+            )
+            return server.line + 1, server.character
+        return pos.line + 1, pos.character

@@ -1,0 +1,229 @@
+"""The language server: state and wiring. The work lives in the feature modules."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..languages import language_for_path
+from .options import ServerOptions
+from .positions import Converter, disk_lines
+from .state import FolderState
+
+log = logging.getLogger("codeloupe.lsp")
+T = TypeVar("T")
+
+
+def uri_to_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return Path(unquote(parsed.path))
+
+
+class CodeloupeServer(LanguageServer):
+    """State of one server: workspace folders with their indexes, settings, and the
+    executors. ``writer`` (one thread) does indexing, embedding and every LanceDB
+    write, in order; ``readers`` answers queries that read the store or build the
+    graph; ``parser`` re-extracts edited buffers, so a keystroke never waits behind
+    a slow query. None is pygls's own thread pool (which also reads stdin)."""
+
+    def __init__(self, overrides: dict[str, Any] | None = None) -> None:
+        super().__init__("codeloupe", __version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.overrides = overrides or {}  # from the command line: defaults for the options
+        self.options = ServerOptions()
+        self.option_problems: list[str] = []
+        self.init_options: object = None  # as the client sent them
+        self.folders: dict[str, FolderState] = {}  # by root path
+        self.writer = ThreadPoolExecutor(1, thread_name_prefix="codeloupe-writer")
+        self.readers = ThreadPoolExecutor(2, thread_name_prefix="codeloupe-reader")
+        self.parser = ThreadPoolExecutor(1, thread_name_prefix="codeloupe-parser")
+        self.stopping = threading.Event()
+        self.buffer_tasks: dict[str, asyncio.Future[Any]] = {}  # uri → latest re-extraction
+        self.embed_timers: dict[str, asyncio.TimerHandle] = {}  # by document URI
+        self.watch_timers: dict[str, asyncio.TimerHandle] = {}  # by folder root
+        self.buffer_writes: set[asyncio.Future[Any]] = set()  # buffer rows on their way to the store
+        self.write_timers: dict[str, tuple[asyncio.TimerHandle, Callable[[], None]]] = {}
+        self.buffer_writes_done = 0
+        self.index_tasks: dict[str, asyncio.Future[Any]] = {}  # root → index job
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # --- executors ---------------------------------------------------------------------
+
+    async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.writer, functools.partial(fn, *args, **kwargs))
+
+    async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.readers, functools.partial(fn, *args, **kwargs))
+
+    async def parse(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.parser, functools.partial(fn, *args))
+
+    def from_thread(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn`` on the event loop (from an executor thread)."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(fn, *args)
+
+    # --- where things are ------------------------------------------------------------
+
+    def locate(self, uri: str) -> tuple[FolderState, str] | None:
+        """The folder of a document and its path relative to the folder root."""
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+        best: FolderState | None = None
+        for folder in self.folders.values():
+            try:
+                path.relative_to(folder.root)
+            except ValueError:
+                continue
+            if best is None or len(folder.root.parts) > len(best.root.parts):
+                best = folder
+        if best is None:
+            return None
+        rel = path.relative_to(best.root).as_posix()
+        if language_for_path(rel) is None:
+            return None
+        return best, rel
+
+    def folder_for(self, uri_or_path: str | None) -> FolderState:
+        """A folder by URI or path; the first folder when None."""
+        if not self.folders:
+            raise LookupError("the server has no workspace folder")
+        if uri_or_path is None:
+            return next(iter(self.folders.values()))
+        path = uri_to_path(uri_or_path) if "://" in uri_or_path else Path(uri_or_path)
+        for folder in self.folders.values():
+            if path is not None and folder.root == Path(os.path.realpath(path)):
+                return folder
+            if folder.uri == uri_or_path:
+                return folder
+        raise LookupError(f"not a workspace folder: {uri_or_path}")
+
+    def uri_of(self, folder: FolderState, rel: str) -> str:
+        return (folder.root / rel).as_uri()
+
+    def lines(self, folder: FolderState, rel: str) -> list[str]:
+        """The text of a file as the editor sees it: the open buffer, else the disk."""
+        uri = self.uri_of(folder, rel)
+        doc = self.workspace.text_documents.get(uri) if self.protocol._workspace else None
+        if doc is not None:
+            return list(doc.lines)
+        return disk_lines(folder.root / rel)
+
+    @property
+    def positions(self) -> Converter:
+        return Converter(self.workspace.position_codec)
+
+    async def settle(self, uri: str | None = None) -> None:
+        """Wait until buffer edits received so far are in the model (one document, or all)."""
+        tasks = [self.buffer_tasks[uri]] if uri in self.buffer_tasks else (
+            list(self.buffer_tasks.values()) if uri is None else [])
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def flush(self) -> None:
+        """Wait until buffer edits received so far are in the store too (for readers of
+        the store, like search)."""
+        await self.settle()
+        for timer, submit in list(self.write_timers.values()):
+            timer.cancel()
+            submit()  # debounced writes go now
+        if self.buffer_writes:
+            await asyncio.gather(*list(self.buffer_writes), return_exceptions=True)
+
+    def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=f"codeloupe: {text}"))
+
+
+class _ClientLogHandler(logging.Handler):
+    """Forwards the engine's warnings and errors to ``window/logMessage``."""
+
+    def __init__(self, server: CodeloupeServer) -> None:
+        super().__init__(logging.WARNING)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith("codeloupe"):
+            return
+        try:
+            message = self.format(record)
+        except Exception:  # pragma: no cover
+            return
+        kind = types.MessageType.Error if record.levelno >= logging.ERROR else types.MessageType.Warning
+        self.server.from_thread(self._send, kind, message)
+
+    def _send(self, kind: types.MessageType, message: str) -> None:
+        try:
+            self.server.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # no connection yet or any more
+            pass
+
+
+def create_server(overrides: dict[str, Any] | None = None) -> CodeloupeServer:
+    from . import commands, hierarchy, hover, lifecycle, symbols, sync
+
+    ls = CodeloupeServer(overrides)
+    feature = ls.feature
+
+    feature(types.INITIALIZE)(lifecycle.initialize)
+    feature(types.INITIALIZED)(lifecycle.initialized)
+    feature(types.SHUTDOWN)(lifecycle.shutdown)
+    feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(lifecycle.did_change_configuration)
+    feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(lifecycle.did_change_workspace_folders)
+
+    feature(types.TEXT_DOCUMENT_DID_OPEN)(sync.did_open)
+    feature(types.TEXT_DOCUMENT_DID_CHANGE)(sync.did_change)
+    feature(types.TEXT_DOCUMENT_DID_SAVE)(sync.did_save)
+    feature(types.TEXT_DOCUMENT_DID_CLOSE)(sync.did_close)
+    feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(sync.did_change_watched_files)
+
+    feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(symbols.document_symbol)
+    feature(types.WORKSPACE_SYMBOL)(symbols.workspace_symbol)
+
+    feature(types.TEXT_DOCUMENT_DEFINITION)(hierarchy.definition)
+    feature(types.TEXT_DOCUMENT_REFERENCES)(hierarchy.references)
+    feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)(hierarchy.prepare_call_hierarchy)
+    feature(types.CALL_HIERARCHY_INCOMING_CALLS)(hierarchy.incoming_calls)
+    feature(types.CALL_HIERARCHY_OUTGOING_CALLS)(hierarchy.outgoing_calls)
+
+    feature(types.TEXT_DOCUMENT_HOVER)(hover.hover)
+
+    for name, handler in commands.COMMANDS.items():
+        ls.command(name)(handler)
+    return ls
+
+
+def serve(tcp: str | None = None, overrides: dict[str, Any] | None = None) -> int:
+    """Run the server on stdio (default) or on ``HOST:PORT``. Stdout is the protocol:
+    anything else that writes to it (a library's print) goes to stderr instead."""
+    ls = create_server(overrides)
+    handler = _ClientLogHandler(ls)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logging.getLogger("codeloupe").addHandler(handler)
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        ls.start_tcp(host or "127.0.0.1", int(port))
+        return 0
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    ls.start_io(sys.stdin.buffer, protocol_out)
+    return 0 if ls.protocol._shutdown else 1  # `exit` without `shutdown` first: 1

@@ -1,0 +1,232 @@
+"""What the server knows about each workspace folder, in memory.
+
+A folder's symbols and references come from the store after a disk sync
+(``disk``) and from editor buffers as they change (``live``, which wins): the
+standard features answer from this model, so unsaved edits are seen at once,
+while the store follows in the background (search reads the store).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..graph import Graph, SymbolInfo
+from ..model import FileExtraction
+
+if TYPE_CHECKING:
+    from ..index import Index
+
+
+@dataclass(frozen=True, slots=True)
+class SymRow:
+    id: str
+    path: str
+    name: str
+    qualified_name: str
+    kind: str
+    language: str
+    signature: str
+    doc: str
+    parent: str | None
+    start_line: int  # 1-based
+    start_col: int  # 0-based, code points
+    end_line: int
+    end_col: int
+
+    def info(self) -> SymbolInfo:
+        return SymbolInfo(self.id, self.path, self.name, self.qualified_name, self.kind,
+                          self.parent, self.start_line, self.end_line, self.language)
+
+
+# More changed files than this (and than this share of all files): build the graph again.
+_REBUILD_MIN = 64
+_REBUILD_SHARE = 0.25
+
+_REF_FIELDS = ("path", "kind", "name", "receiver", "line", "col", "enclosing", "source", "original")
+
+
+@dataclass(frozen=True, slots=True)
+class FileModel:
+    path: str
+    symbols: tuple[SymRow, ...]
+    refs: tuple[dict, ...]
+    version: int | None = None  # the document version, for a live buffer
+
+    @classmethod
+    def from_extraction(cls, ex: FileExtraction, version: int | None = None) -> FileModel:
+        symbols = tuple(
+            SymRow(s.id, s.path, s.name, s.qualified_name, s.kind, s.language, s.signature, s.doc,
+                   s.parent, s.start_line, s.start_col, s.end_line, s.end_col)
+            for s in ex.symbols
+        )
+        refs = tuple({f: getattr(r, f) for f in _REF_FIELDS} for r in ex.references)
+        return cls(ex.path, symbols, refs, version)
+
+    @staticmethod
+    def group_rows(symbol_rows: list[dict], ref_rows: list[dict]) -> dict[str, FileModel]:
+        syms: dict[str, list[SymRow]] = {}
+        refs: dict[str, list[dict]] = {}
+        for row in symbol_rows:
+            syms.setdefault(row["path"], []).append(SymRow(**row))
+        for row in ref_rows:
+            refs.setdefault(row["path"], []).append({f: row[f] for f in _REF_FIELDS})
+        out = {}
+        for path in syms.keys() | refs.keys():
+            ordered = sorted(syms.get(path, []), key=lambda s: (s.start_line, s.start_col, -s.end_line))
+            out[path] = FileModel(path, tuple(ordered), tuple(refs.get(path, [])))
+        return out
+
+
+@dataclass
+class Snapshot:
+    """The call graph over every file as the folder knows it, at one generation."""
+
+    generation: int
+    graph: Graph
+    rows: dict[str, SymRow]
+
+
+@dataclass
+class FolderState:
+    uri: str
+    root: Path
+    index: Index | None = None
+    state: str = "starting"  # starting, indexing, embedding, ready, failed
+    progress: dict[str, object] = field(default_factory=dict)
+    error: str | None = None
+    report: dict[str, object] = field(default_factory=dict)
+    disk: dict[str, FileModel] = field(default_factory=dict)
+    live: dict[str, FileModel] = field(default_factory=dict)
+    generation: int = 0
+    _snapshot: Snapshot | None = None
+    _graph_files: dict[str, FileModel] = field(default_factory=dict)  # what the graph holds
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # --- the model --------------------------------------------------------------------
+
+    def file(self, rel: str) -> FileModel | None:
+        return self.live.get(rel) or self.disk.get(rel)
+
+    def files(self) -> list[FileModel]:
+        merged = dict(self.disk)
+        merged.update(self.live)
+        return list(merged.values())
+
+    def set_disk(self, models: dict[str, FileModel], paths: list[str] | None = None) -> None:
+        """Replace the disk model: all of it, or only ``paths`` (missing = deleted)."""
+        if paths is None:
+            self.disk = dict(models)
+        else:
+            disk = dict(self.disk)
+            for p in paths:
+                if p in models:
+                    disk[p] = models[p]
+                else:
+                    disk.pop(p, None)
+            self.disk = disk
+        self.generation += 1
+
+    def set_live(self, model: FileModel) -> None:
+        self.live = {**self.live, model.path: model}
+        self.generation += 1
+
+    def drop_live(self, rel: str) -> None:
+        if rel in self.live:
+            self.live = {p: m for p, m in self.live.items() if p != rel}
+            self.generation += 1
+
+    def snapshot(self) -> Snapshot:
+        """The graph of the current model, at most one update per generation (call it
+        off the event loop). Files that changed since the last snapshot are swapped
+        into the graph one by one (``Graph.replace_file``), so a keystroke costs the
+        edited file, not the workspace; many changed files (a first index, a branch
+        switch) build it again. The graph is shared between snapshots and updated in
+        place; ``rows`` is copied on write."""
+        with self._lock:
+            snap = self._snapshot
+            generation = self.generation
+            if snap is not None and snap.generation == generation:
+                return snap
+            merged = dict(self.disk)
+            merged.update(self.live)
+            old = self._graph_files
+            changed = [p for p, fm in merged.items() if old.get(p) is not fm]
+            changed += [p for p in old if p not in merged]
+            if snap is None or len(changed) > max(_REBUILD_MIN, len(merged) * _REBUILD_SHARE):
+                rows = {s.id: s for fm in merged.values() for s in fm.symbols}
+                refs = [r for fm in merged.values() for r in fm.refs]
+                graph = Graph([s.info() for s in rows.values()], refs)
+            else:
+                graph = snap.graph
+                rows = dict(snap.rows)
+                for path in changed:
+                    before, after = old.get(path), merged.get(path)
+                    for sym in before.symbols if before else ():
+                        rows.pop(sym.id, None)
+                    for sym in after.symbols if after else ():
+                        rows[sym.id] = sym
+                    graph.replace_file(path, [sym.info() for sym in after.symbols] if after else [],
+                                       list(after.refs) if after else [])
+            self._graph_files = merged
+            snap = Snapshot(generation, graph, rows)
+            self._snapshot = snap
+            return snap
+
+    def counts(self) -> dict[str, int]:
+        files = self.files()
+        return {"files": len(files), "symbols": sum(len(f.symbols) for f in files),
+                "open_buffers": len(self.live)}
+
+
+# --- positions in a file --------------------------------------------------------------------
+
+
+def _word(name: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])")
+
+
+def name_span(sym: SymRow, lines: list[str]) -> tuple[int, int, int]:
+    """(line 0-based, start col, end col) of a symbol's name, code points; the start
+    of the symbol when the name is not found in its first lines."""
+    if sym.kind == "module" and sym.parent is None:
+        return sym.start_line - 1, 0, 0
+    first = sym.start_line - 1
+    pattern = _word(sym.name.rsplit(".", 1)[-1])
+    for line0 in range(first, min(first + 6, sym.end_line, len(lines))):
+        text = lines[line0]
+        start = sym.start_col if line0 == first else 0
+        m = pattern.search(text, start)
+        if m:
+            return line0, m.start(), m.end()
+    return first, sym.start_col, sym.start_col
+
+
+def contains(sym: SymRow, line1: int, col: int) -> bool:
+    if line1 < sym.start_line or line1 > sym.end_line:
+        return False
+    if line1 == sym.start_line and col < sym.start_col:
+        return False
+    return not (line1 == sym.end_line and col > sym.end_col)
+
+
+def ref_at(fm: FileModel, line1: int, col: int) -> dict | None:
+    for r in fm.refs:
+        if r["line"] == line1 and r["col"] <= col <= r["col"] + len(r["name"]):
+            return r
+    return None
+
+
+def innermost(fm: FileModel, line1: int, col: int, *, modules: bool = False) -> SymRow | None:
+    best: SymRow | None = None
+    for s in fm.symbols:
+        if not modules and s.kind == "module" and s.parent is None:
+            continue
+        if contains(s, line1, col) and (
+            best is None or (s.start_line, s.start_col) >= (best.start_line, best.start_col)
+        ):
+            best = s
+    return best

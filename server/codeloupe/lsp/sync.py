@@ -1,0 +1,252 @@
+"""Document sync: open buffers are re-extracted on every change and become the
+model at once; the store follows in the writer, and changed symbols are
+re-embedded after a per-document debounce.
+
+pygls keeps the buffers' text (incremental edits, positions in the negotiated
+encoding); a re-extraction computed for an older version than the buffer's is
+dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..extract import extract
+from ..languages import LANGUAGES, language_for_path
+from .state import FileModel, FolderState
+
+if TYPE_CHECKING:
+    from .server import CodeloupeServer
+
+log = logging.getLogger("codeloupe.lsp")
+
+WATCH_REGISTRATION_ID = "codeloupe/watched-files"
+WATCH_DEBOUNCE_S = 0.3  # a branch switch sends many events: one index run for them all
+WRITE_DEBOUNCE_S = 0.25  # quiet time before an edited buffer's rows are written
+OPTIMIZE_EVERY = 50  # buffer writes between two maybe_optimize() checks
+
+
+def did_open(ls: CodeloupeServer, params: types.DidOpenTextDocumentParams) -> None:
+    _schedule(ls, params.text_document.uri)
+
+
+def did_change(ls: CodeloupeServer, params: types.DidChangeTextDocumentParams) -> None:
+    _schedule(ls, params.text_document.uri)
+
+
+def did_save(ls: CodeloupeServer, params: types.DidSaveTextDocumentParams) -> None:
+    located = ls.locate(params.text_document.uri)
+    if located is None or ls.stopping.is_set():
+        return
+    folder, rel = located
+    _after_buffer(ls, params.text_document.uri, _refresh_from_disk(ls, folder, rel, keep_live=True))
+
+
+def did_close(ls: CodeloupeServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    located = ls.locate(uri)
+    if located is None or ls.stopping.is_set():
+        return
+    folder, rel = located
+    folder.drop_live(rel)
+    timer = ls.embed_timers.pop(uri, None)
+    if timer is not None:
+        timer.cancel()
+    pending = ls.write_timers.pop(uri, None)
+    if pending is not None:
+        pending[0].cancel()
+    _after_buffer(ls, uri, _refresh_from_disk(ls, folder, rel, keep_live=False))
+
+
+def _after_buffer(ls: CodeloupeServer, uri: str, coro) -> None:  # noqa: ANN001
+    previous = ls.buffer_tasks.get(uri)
+
+    async def run() -> None:
+        if previous is not None and not previous.done():
+            await asyncio.gather(previous, return_exceptions=True)
+        await coro
+
+    task = asyncio.ensure_future(run())
+    ls.buffer_tasks[uri] = task
+    task.add_done_callback(lambda t: _forget(ls, uri, t))
+
+
+def _forget(ls: CodeloupeServer, uri: str, task: asyncio.Future) -> None:
+    if ls.buffer_tasks.get(uri) is task:
+        del ls.buffer_tasks[uri]
+    if not task.cancelled() and task.exception() is not None:
+        log.error("codeloupe: updating %s failed: %s", uri, task.exception())
+
+
+def _schedule(ls: CodeloupeServer, uri: str) -> None:
+    located = ls.locate(uri)
+    if located is None or ls.stopping.is_set():
+        return
+    folder, rel = located
+    doc = ls.workspace.get_text_document(uri)
+    version, text = doc.version, doc.source
+    # Each change gets its own task; an older one that finishes late is dropped.
+    task = asyncio.ensure_future(_extract(ls, folder, uri, rel, text, version))
+    ls.buffer_tasks[uri] = task
+    task.add_done_callback(lambda t: _forget(ls, uri, t))
+
+
+def _current_version(ls: CodeloupeServer, uri: str) -> int | None:
+    doc = ls.workspace.text_documents.get(uri)
+    return doc.version if doc is not None else None
+
+
+async def _extract(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str,
+                   version: int | None) -> None:
+    language = language_for_path(rel)
+    if language is None:
+        return
+    data = text.encode("utf-8", "surrogatepass")
+    extraction = await ls.parse(extract, rel, data, language)
+    if _current_version(ls, uri) != version:
+        return  # a newer version arrived meanwhile: its own task wins
+    folder.set_live(FileModel.from_extraction(extraction, version))
+    store_buffer(ls, folder, uri, rel, text, version, extraction)
+
+
+def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str,
+                 version: int | None, extraction=None) -> None:  # noqa: ANN001
+    """Write a buffer's rows in the writer after a short debounce (typing does not
+    turn every keystroke into a table version; readers of the store call
+    ``ls.flush()`` first), skipped if a newer version came meanwhile; then re-embed
+    after the embedding debounce."""
+    index = folder.index
+    if index is None or ls.stopping.is_set() or ls.loop is None:
+        return  # the first index run writes open buffers when it is done
+    loop = ls.loop
+
+    def write() -> None:
+        if _current_version(ls, uri) != version:
+            return
+        index.update_buffer(rel, text, extraction)
+        ls.buffer_writes_done += 1
+        if ls.buffer_writes_done % OPTIMIZE_EVERY == 0:
+            index.store.maybe_optimize()  # many small writes: compact now and then
+
+    def submit() -> None:
+        ls.write_timers.pop(uri, None)
+        if ls.stopping.is_set():
+            return
+        fut = loop.run_in_executor(ls.writer, write)
+        ls.buffer_writes.add(fut)
+
+        def done(f: asyncio.Future) -> None:
+            ls.buffer_writes.discard(f)
+            if not f.cancelled() and f.exception() is not None:
+                log.error("codeloupe: writing %s failed: %s", rel, f.exception())
+
+        fut.add_done_callback(done)
+
+    pending = ls.write_timers.pop(uri, None)
+    if pending is not None:
+        pending[0].cancel()
+    ls.write_timers[uri] = (loop.call_later(WRITE_DEBOUNCE_S, submit), submit)
+    _debounce_embed(ls, folder, uri)
+
+
+def _debounce_embed(ls: CodeloupeServer, folder: FolderState, uri: str) -> None:
+    if not ls.options.embeddings or ls.loop is None:
+        return
+    timer = ls.embed_timers.pop(uri, None)
+    if timer is not None:
+        timer.cancel()
+
+    def fire() -> None:
+        ls.embed_timers.pop(uri, None)
+        index = folder.index
+        if index is None or ls.stopping.is_set() or folder.state in ("indexing", "embedding"):
+            return  # the index run embeds whatever is pending when it gets there
+        fut = ls.loop.run_in_executor(ls.writer, lambda: index.embed_pending(
+            commit_every=64, should_stop=ls.stopping.is_set))
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
+            "codeloupe: embedding failed: %s", f.exception()))
+
+    ls.embed_timers[uri] = ls.loop.call_later(ls.options.embed_debounce_ms / 1000, fire)
+
+
+async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
+                             keep_live: bool) -> None:
+    index = folder.index
+    if index is None:
+        return
+    await ls.write(index.refresh_file, rel)
+    models = FileModel.group_rows(*await ls.read(index.load_rows, [rel]))
+    folder.set_disk(models, [rel])
+    if not keep_live:
+        folder.drop_live(rel)
+        return
+    # Saved, but typing may have gone on meanwhile: the store must hold the buffer.
+    uri = ls.uri_of(folder, rel)
+    doc = ls.workspace.text_documents.get(uri)
+    if doc is not None:
+        try:
+            on_disk = (folder.root / rel).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            on_disk = None
+        if doc.source != on_disk:
+            store_buffer(ls, folder, uri, rel, doc.source, doc.version)
+
+
+# --- files changed outside the editor --------------------------------------------------------
+
+
+async def register_file_watchers(ls: CodeloupeServer) -> bool:
+    """Ask the client to watch every file of a supported language (dynamic registration)."""
+    caps = ls.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps else None
+    if not (watched and watched.dynamic_registration):
+        return False
+    extensions = sorted({ext.lstrip(".") for spec in LANGUAGES for ext in spec.extensions})
+    pattern = "**/*.{" + ",".join(extensions) + "}"
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+            types.Registration(
+                id=WATCH_REGISTRATION_ID,
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[types.FileSystemWatcher(glob_pattern=pattern)]),
+            )
+        ]))
+    except Exception as exc:
+        log.warning("codeloupe: the client did not register file watchers: %s", exc)
+        return False
+    return True
+
+
+def did_change_watched_files(ls: CodeloupeServer, params: types.DidChangeWatchedFilesParams) -> None:
+    """Re-index the folders whose files changed on disk (after a short debounce). The
+    run is the same incremental sync as at start-up: it honours .gitignore and the
+    include/exclude globs, re-parses only changed files and writes open buffers back
+    over what it read. A file open in the editor is left to didSave/didClose."""
+    from .lifecycle import schedule_index
+
+    if ls.stopping.is_set() or ls.loop is None:
+        return
+    folders: dict[str, FolderState] = {}
+    for change in params.changes:
+        located = ls.locate(change.uri)
+        if located is None:
+            continue
+        folder, rel = located
+        if rel in folder.live:
+            continue
+        folders[str(folder.root)] = folder
+    for root, folder in folders.items():
+        timer = ls.watch_timers.pop(root, None)
+        if timer is not None:
+            timer.cancel()
+
+        def fire(root: str = root, folder: FolderState = folder) -> None:
+            ls.watch_timers.pop(root, None)
+            if not ls.stopping.is_set():
+                schedule_index(ls, folder, report_progress=False)
+
+        ls.watch_timers[root] = ls.loop.call_later(WATCH_DEBOUNCE_S, fire)
