@@ -149,19 +149,19 @@ _libc = None
 
 
 def _tame_malloc() -> None:
-    """Keep glibc from hoarding torch's freed buffers. Inference on inputs of
-    varied length leaves memory fragmented in malloc's heaps: measured on 4,600
-    stdlib symbols, RSS grew from 0.3 to 1.85 GB; with a fixed mmap threshold, two
-    arenas and a trim after each batch it stayed at 0.73 GB, at no measurable cost."""
+    """Give torch's freed buffers back after every batch. Inference on inputs of
+    varied length leaves glibc's heaps fragmented: on 4,600 stdlib symbols RSS grew
+    from 0.3 to 1.85 GB (peak 1.92); with malloc_trim after each batch it stayed
+    near 0.85 GB (peak 1.07) at the same speed (37.8 vs 37.4 symbols/s). A fixed
+    mmap threshold bounded it further (0.73 GB) but cost 25% of the throughput."""
     global _libc
     if _libc is not None or not sys.platform.startswith("linux"):
         return
     try:
         libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD = 1 MiB (and no dynamic raising)
-        libc.mallopt(-8, 2)  # M_ARENA_MAX
+        libc.malloc_trim  # noqa: B018 - glibc only
         _libc = libc
-    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to tune
+    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to trim
         _libc = False
 
 
@@ -268,9 +268,9 @@ class SentenceTransformerEmbedder:
                 show_progress_bar=False,
             )
             out[idx] = vecs
+            _trim()
             if progress is not None:
                 progress(len(idx))
-        _trim()
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
