@@ -40,6 +40,8 @@ def test_glob_to_paths() -> None:
     assert glob_to_paths("src", paths) == []  # a bare name is a file-name glob
     assert glob_to_paths("src/", paths) == ["src/a.py", "src/pkg/b.py"]
     assert glob_to_paths("web/**", paths) == ["web/c.js"]
+    assert glob_to_paths("./src/*.py", paths) == ["src/a.py"]
+    assert glob_to_paths("./.github/*.py", [".github/x.py", "github/x.py"]) == [".github/x.py"]
 
 
 def test_identifier_detection() -> None:

@@ -83,18 +83,15 @@ class SearchResponse:
 
 
 def looks_like_identifier(query: str) -> bool:
-    q = query.strip()
-    if not _IDENTIFIER.match(q):
-        return False
-    # One plain lower-case word ("retry") is as likely prose as a name; it still
-    # gets the exact lookup, which only fires when a symbol has that exact name.
-    return True
+    """Worth an exact name lookup. A plain word ("retry") qualifies too: the lookup
+    only boosts a symbol that has exactly that name."""
+    return bool(_IDENTIFIER.match(query.strip()))
 
 
 def glob_to_paths(pattern: str, paths: Sequence[str]) -> list[str]:
     """Paths matching a glob: ``*`` within a folder, ``**`` across folders; a pattern
     without a slash matches the file name anywhere (``*.py``)."""
-    pat = pattern.strip().lstrip("./") if pattern.startswith("./") else pattern.strip()
+    pat = pattern.strip().removeprefix("./")
     if "/" not in pat:
         return [p for p in paths if fnmatch.fnmatchcase(p.rsplit("/", 1)[-1], pat)
                 or fnmatch.fnmatchcase(p, pat)]
