@@ -23,6 +23,14 @@ class Settings:
     max_file_bytes: int = DEFAULT_MAX_BYTES
     workers: int = 0  # parse processes; 0 = one per core
     batch_size: int = 32
+    # ask: an OpenAI-compatible chat-completions endpoint (http://127.0.0.1:11434/v1)
+    llm_url: str | None = None
+    llm_model: str | None = None  # None: the first model the endpoint lists
+    llm_api_key_env: str = "CODELOUPE_LLM_API_KEY"  # the variable holding the API key
+    llm_timeout_s: float = 60.0  # longest wait to connect or for the next bytes
+    ask_context_tokens: int = 6000  # budget of the code sent with a question
+    ask_tokenizer: str | None = None  # local tokenizer.json to count with; None: estimate
+    reranker: str | None = None  # CrossEncoder (local path or cached name); None: off
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -31,6 +39,14 @@ class Settings:
             s.model = os.environ["CODELOUPE_MODEL"]
         if os.environ.get("CODELOUPE_INDEX_URI"):
             s.index_uri = os.environ["CODELOUPE_INDEX_URI"]
+        if os.environ.get("CODELOUPE_LLM_URL"):
+            s.llm_url = os.environ["CODELOUPE_LLM_URL"]
+        if os.environ.get("CODELOUPE_LLM_MODEL"):
+            s.llm_model = os.environ["CODELOUPE_LLM_MODEL"]
+        if os.environ.get("CODELOUPE_RERANKER"):
+            s.reranker = os.environ["CODELOUPE_RERANKER"]
+        if os.environ.get("CODELOUPE_ASK_TOKENIZER"):
+            s.ask_tokenizer = os.environ["CODELOUPE_ASK_TOKENIZER"]
         for key, value in overrides.items():
             if value is not None:
                 setattr(s, key, value)

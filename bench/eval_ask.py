@@ -1,0 +1,218 @@
+"""Multi-hop retrieval for `codeloupe ask`, measured on code we did not write.
+
+The questions of ``bench/eval/ask_questions.json`` each need several functions
+(a route, the helper it calls, the call that helper makes); their gold is the set
+of symbols an answer needs, chosen by reading the code. For each question and
+token budget this measures the share of needed symbols that reach the context
+sent to the model, for:
+
+* ``ask``          codeloupe ask's retrieval: named identifiers looked up exactly,
+                   hybrid search, one-hop graph expansion, assembled under the budget
+* ``ask_no_graph`` the same without the graph expansion (ablation)
+* ``topk``         plain top-k hybrid search (``codeloupe search``), its hits in rank
+                   order, assembled the same way under the same budget
+
+A gold symbol has reached the context when at least half of its lines (or 40
+lines of it) are in the snippets sent. Every system is rendered and counted by
+the same code (``codeloupe.ask.assemble``, the estimate of ``ceil(chars / 3)``
+tokens), so only what is retrieved differs. No model is called.
+
+The code is the pinned releases of ``bench/eval/queries.json`` (requests, click,
+httpx), fetched and unpacked by ``bench/eval_search.py``'s code; the index roots
+live under ``bench/.cache/ask_roots/`` (seeded with eval_search's index when it
+exists, so embeddings are reused).
+
+    /work/venv/bin/python bench/eval_ask.py                    # budgets 3000 and 6000
+    /work/venv/bin/python bench/eval_ask.py --budgets 6000 -v  # per question, what is missing
+
+The JSON report goes to bench/results/eval_ask.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("LANCE_LOG", "error")
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import eval_search as ES  # noqa: E402 - the fetch code of the search evaluation
+
+QUESTIONS = BENCH / "eval" / "ask_questions.json"
+RESULTS = BENCH / "results" / "eval_ask.json"
+SYSTEMS = ("ask", "ask_no_graph", "topk")
+REACHED_SHARE = 0.5
+REACHED_LINES = 40
+
+
+def prepare_root(project: dict, cache: Path) -> Path:
+    """The project's library source under ask_roots/, made once and kept."""
+    fetch = project["fetch"]
+    root = cache / "ask_roots" / f"{project['name']}-{fetch['version']}"
+    target = root / Path(project["source_subdir"]).name
+    if target.is_dir():
+        return root
+    archive = ES._download(fetch, cache / "downloads")
+    unpacked = cache / "src" / archive.name.removesuffix(".tar.gz").removesuffix(".tgz")
+    if not (unpacked / fetch["top_dir"]).is_dir():
+        ES._extract(archive, unpacked)
+    source = unpacked / fetch["top_dir"] / project["source_subdir"]
+    root.mkdir(parents=True, exist_ok=True)
+    seed = cache / "roots" / f"{project['name']}-{fetch['version']}" / ".codeloupe"
+    if seed.is_dir() and not (root / ".codeloupe").exists():
+        shutil.copytree(seed, root / ".codeloupe")  # same files, same mtimes: reused
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(
+        "__pycache__", "*.pyc", *project.get("exclude", [])))
+    return root
+
+
+def gold_ranges(index, gold: list[dict]) -> list[tuple[str, list[tuple[int, int]]]]:  # noqa: ANN001
+    """(label, line ranges) per gold symbol; stops on a gold symbol not in the code."""
+    from codeloupe.store import sql_in
+
+    rows = index.store.symbols.search().where(
+        sql_in("path", sorted({g["path"] for g in gold}))).select(
+        ["path", "qualified_name", "start_line", "end_line"]).limit(None).to_list()
+    out = []
+    for g in gold:
+        ranges = [(r["start_line"], r["end_line"]) for r in rows
+                  if r["path"] == g["path"] and r["qualified_name"] == g["qualified_name"]]
+        if not ranges:
+            raise ES.EvalError(f"gold symbol not in the code: {g['path']}::{g['qualified_name']}")
+        out.append((f"{g['path']}::{g['qualified_name']}", ranges))
+    return out
+
+
+def reached(shown: dict[str, set[int]], path: str, ranges: list[tuple[int, int]]) -> bool:
+    lines = shown.get(path, set())
+    for start, end in ranges:
+        n = end - start + 1
+        got = sum(1 for i in range(start, end + 1) if i in lines)
+        if got >= min(REACHED_LINES, max(1, int(n * REACHED_SHARE + 0.999))):
+            return True
+    return False
+
+
+def topk_candidates(question: str, index, graph, k: int = 60):  # noqa: ANN001, ANN201
+    from codeloupe import ask as A
+    from codeloupe.search import Searcher
+
+    out = []
+    for h in Searcher(index).search(question, k).results:
+        info = graph.symbols.get(h.id)
+        c = A._candidate(info) if info is not None else A.Candidate(
+            h.id, h.path, h.qualified_name, h.kind, h.start_line, h.end_line, None)
+        c.score = h.score
+        c.why = ["search"]
+        out.append(c)
+    return out
+
+
+def run(args: argparse.Namespace) -> dict:
+    from codeloupe import ask as A
+    from codeloupe.config import Settings
+    from codeloupe.graph import Graph
+    from codeloupe.index import Index
+
+    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    fetches = {p["name"]: p for p in json.loads(ES.QUERIES.read_text(encoding="utf-8"))["projects"]}
+    report: dict = {"budgets": args.budgets, "systems": list(SYSTEMS), "projects": {},
+                    "reached_rule": f">= {REACHED_SHARE:.0%} of a symbol's lines, or "
+                                    f"{REACHED_LINES} of them", "questions": []}
+    totals = {(s, b): [] for s in SYSTEMS for b in args.budgets}
+    complete = {(s, b): 0 for s in SYSTEMS for b in args.budgets}
+    tokens = {(s, b): [] for s in SYSTEMS for b in args.budgets}
+    seconds: list[float] = []
+    for project in spec["projects"]:
+        if args.projects and project["name"] not in args.projects:
+            continue
+        meta = fetches[project["name"]]
+        root = prepare_root(meta, ES.CACHE)
+        index = Index(root, Settings())
+        t0 = time.perf_counter()
+        index.update()
+        index_s = time.perf_counter() - t0
+        graph = Graph.from_store(index.store)
+        read = A._disk_reader(root)
+        per_project = {(s, b): [] for s in SYSTEMS for b in args.budgets}
+        print(f"{project['name']}: {index.store.symbols.count_rows()} symbols "
+              f"(index brought up to date in {index_s:.1f}s)", file=sys.stderr)
+        for q in project["questions"]:
+            gold = gold_ranges(index, q["gold"])
+            t0 = time.perf_counter()
+            ranked = {"ask": A.retrieve(q["q"], index, graph)}
+            seconds.append(time.perf_counter() - t0)
+            ranked["ask_no_graph"] = A.retrieve(q["q"], index, graph, expand=False)
+            ranked["topk"] = topk_candidates(q["q"], index, graph)
+            entry: dict = {"project": project["name"], "q": q["q"], "gold": [g for g, _ in gold],
+                           "results": {}}
+            for b in args.budgets:
+                for s in SYSTEMS:
+                    ctx = A.assemble(ranked[s], graph, read, b)
+                    shown = ctx.shown()
+                    hit = [label for label, ranges in gold
+                           if reached(shown, label.split("::", 1)[0], ranges)]
+                    share = len(hit) / len(gold)
+                    totals[(s, b)].append(share)
+                    per_project[(s, b)].append(share)
+                    complete[(s, b)] += share == 1.0
+                    tokens[(s, b)].append(ctx.tokens)
+                    entry["results"][f"{s}@{b}"] = {
+                        "share": round(share, 3), "missing": [g for g, _ in gold if g not in hit],
+                        "context_tokens": ctx.tokens, "snippets": len(ctx.snippets)}
+            report["questions"].append(entry)
+            if args.verbose:
+                print(f"\n{q['q']}", file=sys.stderr)
+                for key, r in entry["results"].items():
+                    miss = ", ".join(m.split("::", 1)[1] for m in r["missing"]) or "-"
+                    print(f"  {key:<18} {r['share']:.2f}  missing: {miss}", file=sys.stderr)
+        report["projects"][project["name"]] = {
+            f"{s}@{b}": round(sum(v) / len(v), 3) for (s, b), v in per_project.items() if v}
+    n = len(report["questions"])
+    report["overall"] = {
+        f"{s}@{b}": {"needed_symbols_reached": round(sum(v) / len(v), 3),
+                     "questions_complete": f"{complete[(s, b)]}/{n}",
+                     "mean_context_tokens": round(sum(tokens[(s, b)]) / len(tokens[(s, b)]))}
+        for (s, b), v in totals.items() if v}
+    report["ask_retrieval_seconds_mean"] = round(sum(seconds) / max(1, len(seconds)), 2)
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budgets", type=int, nargs="+", default=[3000, 6000])
+    parser.add_argument("--projects", nargs="*")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    report = run(args)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    n = len(report["questions"])
+    print(f"\nneeded symbols in the context, {n} questions (mean share per question; "
+          "questions with every needed symbol)")
+    print(f"{'system':<14}" + "".join(f"{'budget ' + str(b):>26}" for b in args.budgets))
+    for s in SYSTEMS:
+        cells = []
+        for b in args.budgets:
+            o = report["overall"][f"{s}@{b}"]
+            cells.append(f"{o['needed_symbols_reached']:.3f} ({o['questions_complete']:>5}, "
+                         f"{o['mean_context_tokens']:>4} tok)")
+        print(f"{s:<14}" + "".join(f"{c:>26}" for c in cells))
+    for name, row in report["projects"].items():
+        print(f"  {name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
+    print(f"ask retrieval: {report['ask_retrieval_seconds_mean']}s per question (mean)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

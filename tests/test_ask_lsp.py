@@ -1,0 +1,144 @@
+"""codeloupe.server.ask over LSP: the answer streams through $/progress, the result
+carries verified sources, errors are LSP errors, and the request is cancellable."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from .llm_server import LLMServer, Reply
+from .lsp_support import SERVER, command, copy_repo, start, stop
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ASK = "codeloupe.server.ask"
+QUESTION = "what does Client.fetch do when a connection fails?"
+
+
+@pytest.fixture(scope="module")
+def llm():
+    with LLMServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_repo(tmp_path_factory.mktemp("lsp-ask"))
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def client(lsp_client: LanguageClient, repo: Path, llm: LLMServer):
+    await start(lsp_client, repo, {"llmEndpoint": llm.url, "llmModel": "fake-coder",
+                                   "askContextTokens": 800})
+    yield
+    await stop(lsp_client)
+
+
+async def _ask(client: LanguageClient, args: dict, token: str | None = None):  # noqa: ANN202
+    if token is not None:
+        client.progress_reports[token] = []  # the client made this token: it knows it
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=ASK, arguments=[args], work_done_token=token))
+
+
+async def test_ask_streams_the_answer_through_progress(client: LanguageClient,
+                                                       llm: LLMServer) -> None:
+    result = await _ask(client, {"question": QUESTION}, token="ask-1")
+    assert set(result) == {"answer", "sources", "unverified_citations", "model",
+                           "context_tokens"}
+    assert result["model"] == "fake-coder" and 0 < result["context_tokens"] <= 800
+    assert result["sources"][0] == {"path": "src/shop/http.py", "start_line": 8, "end_line": 15,
+                                    "qualified_name": "Client.fetch", "cited": True}
+    assert result["unverified_citations"] == ["nowhere/else.py:7"]
+    reports = client.progress_reports["ask-1"]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    middle = [r for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert "".join(r.message or "" for r in middle) == result["answer"]
+    assert llm.chat_requests[-1]["body"]["stream"] is True
+    prompt = llm.chat_requests[-1]["body"]["messages"][1]["content"]
+    assert "## src/shop/http.py:8-15 Client.fetch (method)" in prompt
+
+
+async def test_ask_makes_its_own_progress_token_when_the_client_gives_none(
+        client: LanguageClient) -> None:
+    before = set(client.progress_reports)
+    result = await _ask(client, {"question": QUESTION, "contextTokens": 300})
+    assert result["context_tokens"] <= 300
+    [token] = [t for t in set(client.progress_reports) - before]
+    assert str(token).startswith("codeloupe/ask/")
+    reports = client.progress_reports[token]
+    text = "".join(r.message or "" for r in reports if isinstance(r, types.WorkDoneProgressReport))
+    assert text == result["answer"]
+
+
+async def test_ask_is_cancellable(client: LanguageClient, llm: LLMServer) -> None:
+    llm.script(Reply(text="slowly " * 500, chunk_delay_s=0.02))
+    before = llm.disconnects
+    task = asyncio.ensure_future(_ask(client, {"question": QUESTION}, token="ask-cancel"))
+    deadline = time.monotonic() + 60
+    while not any(isinstance(r, types.WorkDoneProgressReport)
+                  for r in client.progress_reports.get("ask-cancel", [])):
+        assert time.monotonic() < deadline, "no partial answer arrived"
+        await asyncio.sleep(0.05)
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token="ask-cancel"))
+    with pytest.raises(JsonRpcException) as info:
+        await asyncio.wait_for(task, 10)
+    assert info.value.code == -32800  # RequestCancelled
+    assert isinstance(client.progress_reports["ask-cancel"][-1], types.WorkDoneProgressEnd)
+    while llm.disconnects == before and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert llm.disconnects == before + 1  # the generation was stopped, not left running
+    assert (await command(client, "codeloupe.server.status"))["state"] == "ready"
+
+
+async def test_endpoint_failures_are_request_failed_errors(client: LanguageClient,
+                                                          llm: LLMServer) -> None:
+    llm.script(*[Reply(status=500, headers={"Retry-After": "0"})] * 4)
+    with pytest.raises(JsonRpcException, match=r"failed with 500 .* after 4 attempts") as info:
+        await _ask(client, {"question": QUESTION})
+    assert info.value.code == -32803  # RequestFailed
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({}, "'question' is required"),
+        ({"question": 3}, "'question' must be a string"),
+        ({"question": "  "}, "'question' must not be empty"),
+        ({"question": "x", "contextTokens": 10}, "'contextTokens' must be at least 100"),
+        ({"question": "x", "k": 3}, "unknown argument 'k'"),
+    ],
+)
+async def test_bad_ask_arguments_name_the_field(client: LanguageClient, arguments: dict,
+                                                named: str) -> None:
+    with pytest.raises(JsonRpcException, match=named) as info:
+        await command(client, ASK, arguments)
+    assert info.value.code == -32602
+
+
+async def test_cancel_request_stops_the_generation(client: LanguageClient, llm: LLMServer) -> None:
+    llm.script(Reply(text="slowly " * 500, chunk_delay_s=0.02))
+    before = llm.disconnects
+    pending = set(client.protocol._request_futures)
+    task = asyncio.ensure_future(_ask(client, {"question": QUESTION}, token="ask-cancel-request"))
+    deadline = time.monotonic() + 60
+    while not any(isinstance(r, types.WorkDoneProgressReport)
+                  for r in client.progress_reports.get("ask-cancel-request", [])):
+        assert time.monotonic() < deadline, "no partial answer arrived"
+        await asyncio.sleep(0.05)
+    [msg_id] = set(client.protocol._request_futures) - pending
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+    with pytest.raises(JsonRpcException) as info:
+        await asyncio.wait_for(task, 10)
+    assert info.value.code == -32800
+    while llm.disconnects == before and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert llm.disconnects == before + 1
