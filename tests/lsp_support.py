@@ -50,13 +50,19 @@ async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
 
 
 def accept_registrations(client: LanguageClient) -> None:
-    """Answer client/registerCapability as an editor does (pytest-lsp's client does not),
-    keeping what was registered in ``client.registrations``."""
+    """Answer client/registerCapability and workspace/codeLens/refresh as an editor
+    does (pytest-lsp's client does not), keeping what was registered in
+    ``client.registrations`` and counting refreshes in ``client.lens_refreshes``."""
     client.registrations = []
+    client.lens_refreshes = 0
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
         client.registrations.extend(params.registrations)
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def refresh_lenses(params: None) -> None:
+        client.lens_refreshes += 1
 
 
 async def start(client: LanguageClient, root: Path, options: dict | None = None,

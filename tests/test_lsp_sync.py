@@ -171,3 +171,36 @@ async def test_files_changed_on_disk_arrive_through_watched_files(client: Langua
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=uri(repo, "src/shop/tax.py"), type=types.FileChangeType.Deleted)]))
     assert "value_added_tax" not in await names_until(client, "value_added_tax", present=False)
+
+
+
+async def test_a_long_session_keeps_nothing_of_closed_documents(client: LanguageClient,
+                                                                repo: Path) -> None:
+    """Buffers edited keystroke by keystroke are re-parsed with their old tree; once
+    closed, nothing of them stays (trees, pending updates, timers, symbols)."""
+    docs = [f"src/scratch/note_{i}.py" for i in range(12)]
+    for n, rel in enumerate(docs):
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(repo, rel), language_id="python", version=1,
+                text=f"def scratch_{n}(a):\n    return a\n")))
+        for version in range(2, 5):  # type inside the function
+            at = types.Position(line=1, character=12)
+            change(client, repo, rel, version, at, at, " + 1")
+    st = await command(client, "codeloupe.server.status", {})
+    assert st["server"]["syntax_trees"] == len(docs)
+    assert st["server"]["incremental_parses"] >= len(docs)  # the old tree was reused
+    assert st["server"]["spliced_extractions"] >= 1  # one function redone, not the file
+    assert "scratch_3" in await names_until(client, "scratch_3", present=True)
+    found = await symbols(client, repo, docs[3])
+    assert found["scratch_3"].range.end.character == len("    return a + 1 + 1 + 1")
+    for rel in docs:
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(repo, rel))))
+    assert "scratch_3" not in await names_until(client, "scratch_3", present=False)
+    st = await command(client, "codeloupe.server.status", {})
+    server = st["server"]
+    assert (server["open_documents"], server["syntax_trees"], server["pending_updates"],
+            server["timers"]) == (0, 0, 0, 0)
+    assert st["folders"][0]["open_buffers"] == 0
+    assert server["rss_mb"] is None or server["rss_mb"] > 0

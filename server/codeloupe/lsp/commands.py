@@ -5,15 +5,21 @@ InvalidParams error that names it."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
+import logging
+import threading
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from pygls.exceptions import JsonRpcInvalidParams
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 from .. import __version__
 from ..graph import Edge
 from .options import (
+    AskArgs,
     CallChainArgs,
     OptionError,
     ReindexArgs,
@@ -26,11 +32,13 @@ from .server import CodeloupeServer  # resolved at run time: pygls reads the han
 from .state import FolderState, Snapshot, SymRow
 
 T = TypeVar("T")
+log = logging.getLogger("codeloupe.lsp")
 
 SEARCH = "codeloupe.server.search"
 STATUS = "codeloupe.server.status"
 REINDEX = "codeloupe.server.reindex"
 CALL_CHAIN = "codeloupe.server.callChain"
+ASK = "codeloupe.server.ask"
 
 
 def _args(cls: type[T], command: str, args: tuple[Any, ...], optional: bool = False) -> T:
@@ -55,7 +63,7 @@ def _folder(ls: CodeloupeServer, uri: str | None, command: str) -> FolderState:
 async def search(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """The object ``codeloupe search --json`` prints for one query."""
     from ..languages import UnknownLanguageError
-    from ..search import Searcher, SearchError
+    from ..search import SearchError
 
     a = _args(SearchArgs, SEARCH, args)
     folder = _folder(ls, a.folder, SEARCH)
@@ -64,7 +72,7 @@ async def search(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     await ls.flush()
     mode = a.mode if ls.options.embeddings else "fts"
     try:
-        resp = await ls.read(Searcher(folder.index).search, a.query, a.k, lang=a.lang,
+        resp = await ls.read(folder.searcher().search, a.query, a.k, lang=a.lang,
                              path=a.path, kind=a.kind, mode=mode)
     except (SearchError, UnknownLanguageError) as exc:
         raise JsonRpcInvalidParams(f"{SEARCH}: {exc}") from None
@@ -102,7 +110,7 @@ async def status(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
         "failed" if "failed" in states else "indexing")
     return {"version": __version__, "state": overall, "embeddings": ls.options.embeddings,
             "settings": {camel(k): v for k, v in dataclasses.asdict(ls.options).items()},
-            "folders": out}
+            "folders": out, "server": ls.resources()}
 
 
 async def reindex(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
@@ -161,9 +169,169 @@ def _step(snap: Snapshot, edge: Edge) -> dict[str, object]:
     }
 
 
+# --- ask ---------------------------------------------------------------------------------
+
+# The ExecuteCommandParams of the command being run (its workDoneToken): pygls hands a
+# command handler only the arguments, so the executeCommand handler is wrapped to keep them.
+_COMMAND_PARAMS: contextvars.ContextVar[types.ExecuteCommandParams | None] = (
+    contextvars.ContextVar("codeloupe_command_params", default=None))
+_ASK_REPORT_EVERY_S = 0.05
+REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
+
+
+def keep_command_params(ls: CodeloupeServer) -> None:
+    """Wrap pygls's workspace/executeCommand handler so that a command can read its
+    own params (``workDoneToken``); the context variable is copied into the task."""
+    features = ls.protocol.fm.builtin_features
+    original = features[types.WORKSPACE_EXECUTE_COMMAND]
+
+    def execute_command(params: types.ExecuteCommandParams):  # noqa: ANN202 - a generator
+        _COMMAND_PARAMS.set(params)
+        return (yield from original(params))
+
+    features[types.WORKSPACE_EXECUTE_COMMAND] = execute_command
+
+
+def _ask_settings(ls: CodeloupeServer, a: AskArgs):  # noqa: ANN202 - config.Settings
+    from ..config import Settings
+
+    env = Settings.from_env()  # CODELOUPE_LLM_URL / _MODEL / _RERANKER when no setting says
+    o = ls.options
+    s = o.settings()
+    s.llm_url = o.llm_endpoint or env.llm_url
+    s.llm_model = o.llm_model or env.llm_model
+    s.llm_api_key_env = o.llm_api_key_env
+    s.ask_context_tokens = a.context_tokens or o.ask_context_tokens
+    s.reranker = env.reranker
+    s.ask_tokenizer = env.ask_tokenizer
+    return s
+
+
+class _AskProgress:
+    """``$/progress`` for one ask: the client's workDoneToken, else a token of our own
+    when the client supports it. Reports carry the answer text generated since the
+    previous report (concatenate them in order)."""
+
+    def __init__(self, ls: CodeloupeServer) -> None:
+        self.ls = ls
+        self.token: types.ProgressToken | None = None
+
+    async def begin(self, question: str) -> None:
+        params = _COMMAND_PARAMS.get()
+        token = params.work_done_token if params is not None else None
+        if token is None:
+            caps = self.ls.client_capabilities.window
+            if not (caps and caps.work_done_progress):
+                return
+            token = f"codeloupe/ask/{uuid.uuid4().hex[:8]}"
+            try:
+                await self.ls.work_done_progress.create_async(token)
+            except Exception as exc:
+                log.info("codeloupe: the client refused a progress token: %s", exc)
+                return
+        self.token = token
+        short = question if len(question) <= 60 else question[:57] + "..."
+        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title="codeloupe: ask", message=f"finding the code for: {short}", cancellable=True))
+
+    @property
+    def cancelled(self) -> bool:
+        fut = self.ls.work_done_progress.tokens.get(self.token) if self.token is not None else None
+        return fut is not None and fut.cancelled()
+
+    def report(self, text: str) -> None:
+        if self.token is not None and text:
+            self.ls.work_done_progress.report(self.token, types.WorkDoneProgressReport(
+                message=text, cancellable=True))
+
+    def end(self, message: str) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+            self.token = None
+
+
+async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """An answer with cited, verified sources (see docs/protocol.md); the answer streams
+    through ``$/progress`` reports. Cancellable with ``$/cancelRequest`` or by
+    cancelling the progress."""
+    from ..ask import AskError, build_context, llm_config, messages_for, result_for
+    from ..llm import ChatClient, LLMCancelled, LLMError
+
+    a = _args(AskArgs, ASK, args)
+    if not a.question.strip():
+        raise JsonRpcInvalidParams(f"{ASK}: 'question' must not be empty")
+    folder = _folder(ls, a.folder, ASK)
+    if folder.index is None:
+        raise JsonRpcException(f"{ASK}: {folder.root} is not indexed yet (state: {folder.state})",
+                               code=REQUEST_FAILED)
+    request = ls.protocol._request_futures.get(ls.protocol.msg_id)  # for $/cancelRequest
+    progress = _AskProgress(ls)
+    await progress.begin(a.question)
+
+    def cancelled() -> bool:
+        return progress.cancelled or (request is not None and request.cancelled())
+
+    settings = _ask_settings(ls, a)
+    try:
+        await ls.flush()
+        snap = await ls.read(folder.snapshot)
+        context = await ls.read(build_context, a.question, folder.index, settings,
+                                graph=snap.graph, read_lines=lambda rel: ls.lines(folder, rel),
+                                mode=_ask_mode(ls))
+        if cancelled():
+            raise LLMCancelled("cancelled")
+        config = llm_config(settings)
+        if config is None:
+            progress.end("no language model is configured")
+            return result_for(a.question, context, None, None).as_dict()
+        client = ChatClient(config)
+        pending: list[str] = []
+        lock = threading.Lock()
+
+        def on_delta(piece: str) -> None:
+            with lock:
+                pending.append(piece)
+
+        def generate() -> tuple[str, str]:
+            from ..llm import chat
+
+            return chat(config, messages_for(a.question, context), on_delta, client)
+
+        loop = asyncio.get_running_loop()
+        job = loop.run_in_executor(None, generate)  # network waits: not the readers' threads
+        while True:
+            done, _ = await asyncio.wait({job}, timeout=_ASK_REPORT_EVERY_S)
+            with lock:
+                text, pending[:] = "".join(pending), []
+            progress.report(text)
+            if done:
+                break
+            if cancelled():
+                client.cancel()  # the blocking read returns; the endpoint sees the close
+        answer, model = job.result()
+    except LLMCancelled:
+        progress.end("cancelled")
+        raise JsonRpcRequestCancelled(f"{ASK}: cancelled") from None
+    except (LLMError, AskError) as exc:
+        progress.end(f"failed: {exc}")
+        raise JsonRpcException(f"{ASK}: {exc}", code=REQUEST_FAILED) from None
+    except BaseException:
+        progress.end("failed")
+        raise
+    result = result_for(a.question, context, answer, model, folder.root)
+    cited = sum(1 for s in result.sources if s.get("cited"))
+    progress.end(f"answered from {len(result.sources)} snippets ({cited} cited)")
+    return result.as_dict()
+
+
+def _ask_mode(ls: CodeloupeServer) -> str:
+    return "hybrid" if ls.options.embeddings else "fts"
+
+
 COMMANDS: dict[str, Callable[..., Awaitable[dict[str, object]]]] = {
     SEARCH: search,
     STATUS: status,
     REINDEX: reindex,
     CALL_CHAIN: call_chain,
+    ASK: ask,
 }

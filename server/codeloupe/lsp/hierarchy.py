@@ -26,14 +26,10 @@ class Found:
 
 
 async def at_position(ls: CodeloupeServer, uri: str, position: types.Position) -> Found | None:
-    await ls.settle(uri)
-    located = ls.locate(uri)
-    if located is None:
+    ctx = await ls.document(uri)
+    if ctx is None or ctx.model is None:
         return None
-    folder, rel = located
-    fm = folder.file(rel)
-    if fm is None:
-        return None
+    folder, rel, fm = ctx.folder, ctx.rel, ctx.model
     snap = await ls.read(folder.snapshot)
     lines = ls.lines(folder, rel)
     line1, col = ls.positions.from_wire(lines, position)

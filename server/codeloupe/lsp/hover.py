@@ -1,19 +1,64 @@
-"""textDocument/hover: signature, doc, and how many callers and callees a symbol has."""
+"""textDocument/hover: signature, doc, how many callers and callees a symbol has,
+and "related functions": its nearest neighbours by embedding that are neither
+callers nor callees, each a link to its location."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from ..store import sql_in, sql_literal
 from .hierarchy import at_position
-from .state import name_span
+from .state import FolderState, Snapshot, SymRow, name_span
 
 if TYPE_CHECKING:
+    from ..index import Index
     from .server import CodeloupeServer
+
+log = logging.getLogger("codeloupe.lsp")
 
 _DOC_LIMIT = 1500
 _NAMES_SHOWN = 5
+RELATED_K = 5
+RELATED_HEADING = "Related functions"
+_RELATED_KINDS = ("function", "method", "constructor")
+
+
+def nearest(index: Index, sym_id: str, k: int, skip: set[str]) -> list[tuple[str, float]]:
+    """(id, cosine distance) of the ``k`` functions nearest to a symbol by its stored
+    embedding, leaving out ``skip``; empty while the symbol waits for its embedding.
+    Runs in a reader thread."""
+    table = index.store.symbols
+    rows = table.search().where(f"id = {sql_literal(sym_id)}").select(["vector"]).limit(1).to_list()
+    if not rows or rows[0].get("vector") is None:
+        return []
+    q = table.search(rows[0]["vector"], vector_column_name="vector").distance_type("cosine")
+    q = q.where(sql_in("kind", _RELATED_KINDS), prefilter=True)
+    found = q.select(["id", "_distance"]).limit(k + len(skip) + 1).to_list()
+    out = [(r["id"], float(r["_distance"])) for r in found if r["id"] not in skip]
+    return out[:k]
+
+
+async def related(ls: CodeloupeServer, folder: FolderState, snap: Snapshot, sym: SymRow,
+                  skip: set[str]) -> list[SymRow]:
+    """Nearest functions by embedding as the editor sees them (a symbol deleted in an
+    unsaved buffer is not offered; lines come from the live model)."""
+    if not ls.options.embeddings or folder.index is None:
+        return []
+    try:
+        hits = await ls.read(nearest, folder.index, sym.id, RELATED_K, skip | {sym.id})
+    except Exception as exc:  # no vector column yet, a table being rebuilt
+        log.info("codeloupe: related functions of %s failed: %s", sym.id, exc)
+        return []
+    return [snap.rows[i] for i, _ in hits if i in snap.rows]
+
+
+def _link(ls: CodeloupeServer, folder: FolderState, sym: SymRow) -> str:
+    uri = ls.uri_of(folder, sym.path).replace("(", "%28").replace(")", "%29")
+    label = sym.qualified_name.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return f"[{label}]({uri}#L{sym.start_line}) `{sym.path}:{sym.start_line}`"
 
 
 def _plural(n: int, word: str) -> str:
@@ -26,7 +71,7 @@ async def hover(ls: CodeloupeServer, params: types.HoverParams) -> types.Hover |
         return None
     graph = found.snap.graph
     parts: list[str] = []
-    for sym in found.targets[:3]:
+    for i, sym in enumerate(found.targets[:3]):
         callers = graph.callers(sym.id)
         callees = graph.callees(sym.id)
         lang = sym.language if sym.language not in ("tsx",) else "typescript"
@@ -43,7 +88,20 @@ async def hover(ls: CodeloupeServer, params: types.HoverParams) -> types.Hover |
             shown = ", ".join(f"`{n}`" for n in names[:_NAMES_SHOWN])
             more = f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else ""
             counts += f" · called by {shown}{more}"
+        callee_names = sorted({found.snap.rows[e.target].qualified_name
+                               for e in callees if e.target in found.snap.rows})
+        if callee_names:
+            shown = ", ".join(f"`{n}`" for n in callee_names[:_NAMES_SHOWN])
+            more = (f" and {len(callee_names) - _NAMES_SHOWN} more"
+                    if len(callee_names) > _NAMES_SHOWN else "")
+            counts += f" · calls {shown}{more}"
         block.append(counts)
+        if i == 0 and sym.kind in _RELATED_KINDS:
+            skip = {e.site.caller for e in callers} | {e.target for e in callees}
+            near = await related(ls, found.folder, found.snap, sym, skip)
+            if near:
+                block.append(f"**{RELATED_HEADING}**\n\n"
+                             + "\n".join(f"- {_link(ls, found.folder, r)}" for r in near))
         parts.append("\n\n".join(block))
     if len(found.targets) > 3:
         parts.append(f"… {len(found.targets) - 3} more candidates")

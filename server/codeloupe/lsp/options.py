@@ -151,6 +151,11 @@ def _not_negative(value: int) -> None:
         raise OptionError(f"must not be negative, got {value}")
 
 
+def _at_least_100(value: int) -> None:
+    if value < 100:
+        raise OptionError(f"must be at least 100, got {value}")
+
+
 def _log_level(value: str) -> None:
     if value.lower() not in LOG_LEVELS:
         raise OptionError(f"must be one of {', '.join(LOG_LEVELS)}, got {value!r}")
@@ -168,7 +173,12 @@ class ServerOptions:
     workers: int = field(default=0, metadata={"check": _not_negative})  # parse processes; 0 = cores
     embeddings: bool = True  # false: symbols, call graph and full text only (no model is loaded)
     embed_debounce_ms: int = field(default=500, metadata={"check": _not_negative})
-    llm_endpoint: str | None = None  # for codeloupe.server.ask (not yet implemented)
+    # codeloupe.server.ask: an OpenAI-compatible endpoint (http://127.0.0.1:11434/v1); null:
+    # CODELOUPE_LLM_URL, else no model (ask returns the context it would send)
+    llm_endpoint: str | None = None
+    llm_model: str | None = None  # null: CODELOUPE_LLM_MODEL, else the endpoint's first model
+    llm_api_key_env: str = "CODELOUPE_LLM_API_KEY"  # environment variable holding the API key
+    ask_context_tokens: int = field(default=6000, metadata={"check": _at_least_100})
     log_level: str = field(default="warning", metadata={"check": _log_level})
 
     def settings(self) -> Settings:
@@ -219,3 +229,15 @@ class CallChainArgs:
     max_depth: int = field(default=6, metadata={"check": _positive})
     limit: int = field(default=10, metadata={"check": _positive})
     folder: str | None = None
+
+
+def _optional_at_least_100(value: int | None) -> None:
+    if value is not None:
+        _at_least_100(value)
+
+
+@dataclass
+class AskArgs:
+    question: str
+    folder: str | None = None  # a workspace folder URI; default: the first folder
+    context_tokens: int | None = field(default=None, metadata={"check": _optional_at_least_100})

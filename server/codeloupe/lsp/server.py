@@ -18,10 +18,11 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from ..buffer import DocTree
 from ..languages import language_for_path
 from .options import ServerOptions
 from .positions import Converter, disk_lines
-from .state import FolderState
+from .state import DocContext, FolderState
 
 log = logging.getLogger("codeloupe.lsp")
 T = TypeVar("T")
@@ -36,10 +37,12 @@ def uri_to_path(uri: str) -> Path | None:
 
 class CodeloupeServer(LanguageServer):
     """State of one server: workspace folders with their indexes, settings, and the
-    executors. ``writer`` (one thread) does indexing, embedding and every LanceDB
-    write, in order; ``readers`` answers queries that read the store or build the
-    graph; ``parser`` re-extracts edited buffers, so a keystroke never waits behind
-    a slow query. None is pygls's own thread pool (which also reads stdin)."""
+    executors. Each folder has its own writer thread (``FolderState.writer``) for
+    indexing, embedding and every LanceDB write of its index, in order; ``writer``
+    is for work that belongs to no folder; ``readers`` answers queries that read
+    the store or build the graph; ``parser`` re-extracts edited buffers, so a
+    keystroke never waits behind a slow query. None is pygls's own thread pool
+    (which also reads stdin)."""
 
     def __init__(self, overrides: dict[str, Any] | None = None) -> None:
         super().__init__("codeloupe", __version__,
@@ -60,6 +63,8 @@ class CodeloupeServer(LanguageServer):
         self.write_timers: dict[str, tuple[asyncio.TimerHandle, Callable[[], None]]] = {}
         self.buffer_writes_done = 0
         self.index_tasks: dict[str, asyncio.Future[Any]] = {}  # root → index job
+        self.trees: dict[str, DocTree] = {}  # uri → an open buffer's tree (parser thread)
+        self.lens_refresh: asyncio.TimerHandle | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
     # --- executors ---------------------------------------------------------------------
@@ -67,6 +72,12 @@ class CodeloupeServer(LanguageServer):
     async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.writer, functools.partial(fn, *args, **kwargs))
+
+    async def write_in(self, folder: FolderState, fn: Callable[..., T], *args: Any,
+                       **kwargs: Any) -> T:
+        """Run ``fn`` in the folder's own writer thread (its index's writes, in order)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(folder.writer(), functools.partial(fn, *args, **kwargs))
 
     async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -117,6 +128,17 @@ class CodeloupeServer(LanguageServer):
                 return folder
         raise LookupError(f"not a workspace folder: {uri_or_path}")
 
+    async def document(self, uri: str) -> DocContext | None:
+        """The preamble of a per-document request: wait until this document's edits
+        are in the model, then its folder, relative path and model (None: no such
+        file in the model); None when the URI is outside every folder."""
+        await self.settle(uri)
+        located = self.locate(uri)
+        if located is None:
+            return None
+        folder, rel = located
+        return DocContext(folder, rel, folder.file(rel))
+
     def uri_of(self, folder: FolderState, rel: str) -> str:
         return (folder.root / rel).as_uri()
 
@@ -149,8 +171,33 @@ class CodeloupeServer(LanguageServer):
         if self.buffer_writes:
             await asyncio.gather(*list(self.buffer_writes), return_exceptions=True)
 
+    def resources(self) -> dict[str, object]:
+        """What the server holds beyond the folders' models (``status`` shows it):
+        every per-document structure is dropped when its document closes."""
+        trees = list(self.trees.values())
+        return {
+            "open_documents": len(self.workspace.text_documents) if self.protocol._workspace else 0,
+            "syntax_trees": len(trees),
+            "pending_updates": len(self.buffer_tasks),
+            "timers": len(self.embed_timers) + len(self.write_timers) + len(self.watch_timers),
+            "parses": sum(t.parses for t in trees),
+            "incremental_parses": sum(t.incremental for t in trees),
+            "spliced_extractions": sum(t.spliced for t in trees),
+            "rss_mb": _rss_mb(),
+        }
+
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"codeloupe: {text}"))
+
+
+def _rss_mb() -> float | None:
+    """Resident memory now (Linux), not the peak."""
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
 class _ClientLogHandler(logging.Handler):
@@ -178,7 +225,7 @@ class _ClientLogHandler(logging.Handler):
 
 
 def create_server(overrides: dict[str, Any] | None = None) -> CodeloupeServer:
-    from . import commands, hierarchy, hover, lifecycle, symbols, sync
+    from . import commands, hierarchy, hover, lens, lifecycle, symbols, sync
 
     ls = CodeloupeServer(overrides)
     feature = ls.feature
@@ -205,9 +252,11 @@ def create_server(overrides: dict[str, Any] | None = None) -> CodeloupeServer:
     feature(types.CALL_HIERARCHY_OUTGOING_CALLS)(hierarchy.outgoing_calls)
 
     feature(types.TEXT_DOCUMENT_HOVER)(hover.hover)
+    feature(types.TEXT_DOCUMENT_CODE_LENS)(lens.code_lens)
 
     for name, handler in commands.COMMANDS.items():
         ls.command(name)(handler)
+    commands.keep_command_params(ls)  # codeloupe.server.ask reads its workDoneToken
     return ls
 
 

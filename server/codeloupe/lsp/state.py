@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ from ..model import FileExtraction
 
 if TYPE_CHECKING:
     from ..index import Index
+    from ..search import Searcher
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,15 @@ class FileModel:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class DocContext:
+    """A document a request is about: its folder, path in it and model."""
+
+    folder: FolderState
+    rel: str
+    model: FileModel | None
+
+
 @dataclass
 class Snapshot:
     """The call graph over every file as the folder knows it, at one generation."""
@@ -105,6 +116,34 @@ class FolderState:
     _snapshot: Snapshot | None = None
     _graph_files: dict[str, FileModel] = field(default_factory=dict)  # what the graph holds
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _searcher: Searcher | None = None
+    _writer: ThreadPoolExecutor | None = None
+
+    def writer(self) -> ThreadPoolExecutor:
+        """This folder's own writer thread: indexing, embedding and every write to its
+        index, in order. One per folder, so a cold index of one folder (minutes of
+        embedding) does not hold up another folder's buffer writes and re-embedding."""
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"codeloupe-writer-{self.root.name}")
+        return self._writer
+
+    def close(self, wait: bool = False) -> None:
+        """Stop taking work (what is queued still runs, so the index stays consistent)."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=wait)
+
+    def searcher(self) -> Searcher:
+        """One Searcher per index (it owns a thread for the vector half of a hybrid
+        query): not a new one, and a new thread, per request."""
+        from ..search import Searcher
+
+        index = self.index
+        if index is None:
+            raise LookupError(f"{self.root} has no index yet")
+        searcher = self._searcher
+        if searcher is None or searcher.index is not index:
+            searcher = self._searcher = Searcher(index)
+        return searcher
 
     # --- the model --------------------------------------------------------------------
 

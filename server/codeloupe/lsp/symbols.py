@@ -62,13 +62,10 @@ def location(ls: CodeloupeServer, folder: FolderState, sym: SymRow,
 async def document_symbol(
     ls: CodeloupeServer, params: types.DocumentSymbolParams
 ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
-    uri = params.text_document.uri
-    await ls.settle(uri)
-    located = ls.locate(uri)
-    if located is None:
+    ctx = await ls.document(params.text_document.uri)
+    if ctx is None:
         return None
-    folder, rel = located
-    fm = folder.file(rel)
+    folder, rel, fm = ctx.folder, ctx.rel, ctx.model
     if fm is None:
         return []
     lines = ls.lines(folder, rel)
@@ -171,14 +168,12 @@ def _workspace_symbol(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> ty
 async def _semantic(ls: CodeloupeServer, query: str) -> list[tuple[float, FolderState, SymRow]]:
     if not ls.options.embeddings:
         return []
-    from ..search import Searcher
-
     out: list[tuple[float, FolderState, SymRow]] = []
     for folder in ls.folders.values():
         if folder.index is None:
             continue
         try:
-            resp = await ls.read(Searcher(folder.index).search, query, SEMANTIC_FALLBACK_K)
+            resp = await ls.read(folder.searcher().search, query, SEMANTIC_FALLBACK_K)
         except Exception as exc:  # a query the full-text parser rejects, a model error
             log.warning("codeloupe: semantic workspace/symbol failed: %s", exc)
             continue

@@ -3,8 +3,12 @@ model at once; the store follows in the writer, and changed symbols are
 re-embedded after a per-document debounce.
 
 pygls keeps the buffers' text (incremental edits, positions in the negotiated
-encoding); a re-extraction computed for an older version than the buffer's is
-dropped."""
+encoding). Each open buffer also keeps its syntax tree (``codeloupe.buffer.DocTree``,
+touched only by the parser thread): a change becomes one ``Tree.edit`` and a
+re-parse with the old tree, and only the top-level definition it fell into is
+extracted again. A change that a newer one has already overtaken is edited into
+the tree but not parsed or extracted, and a re-extraction computed for an older
+version than the buffer's is dropped."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..extract import extract
+from ..buffer import DocTree, update
 from ..languages import LANGUAGES, language_for_path
 from .state import FileModel, FolderState
 
@@ -30,6 +34,7 @@ OPTIMIZE_EVERY = 50  # buffer writes between two maybe_optimize() checks
 
 
 def did_open(ls: CodeloupeServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.trees.pop(params.text_document.uri, None)  # opened again: parse from scratch
     _schedule(ls, params.text_document.uri)
 
 
@@ -52,6 +57,7 @@ def did_close(ls: CodeloupeServer, params: types.DidCloseTextDocumentParams) -> 
         return
     folder, rel = located
     folder.drop_live(rel)
+    ls.trees.pop(uri, None)
     timer = ls.embed_timers.pop(uri, None)
     if timer is not None:
         timer.cancel()
@@ -88,8 +94,15 @@ def _schedule(ls: CodeloupeServer, uri: str) -> None:
     folder, rel = located
     doc = ls.workspace.get_text_document(uri)
     version, text = doc.version, doc.source
+    language = language_for_path(rel)
+    if language is None:
+        return
+    tree = ls.trees.get(uri)
+    if tree is None or tree.language != language:
+        tree = ls.trees[uri] = DocTree(language)
+    tree.latest = version
     # Each change gets its own task; an older one that finishes late is dropped.
-    task = asyncio.ensure_future(_extract(ls, folder, uri, rel, text, version))
+    task = asyncio.ensure_future(_extract(ls, folder, uri, rel, text, version, tree))
     ls.buffer_tasks[uri] = task
     task.add_done_callback(lambda t: _forget(ls, uri, t))
 
@@ -100,16 +113,26 @@ def _current_version(ls: CodeloupeServer, uri: str) -> int | None:
 
 
 async def _extract(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str,
-                   version: int | None) -> None:
-    language = language_for_path(rel)
-    if language is None:
-        return
-    data = text.encode("utf-8", "surrogatepass")
-    extraction = await ls.parse(extract, rel, data, language)
-    if _current_version(ls, uri) != version:
+                   version: int | None, tree: DocTree) -> None:
+    extraction = await ls.parse(update, tree, rel, text, version)
+    if extraction is None or _current_version(ls, uri) != version:
         return  # a newer version arrived meanwhile: its own task wins
     folder.set_live(FileModel.from_extraction(extraction, version))
+    _graph_now(ls, folder)
     store_buffer(ls, folder, uri, rel, text, version, extraction)
+
+
+def _graph_now(ls: CodeloupeServer, folder: FolderState) -> None:
+    """Update the call graph at once (a reader thread swaps the file in), so the
+    next call hierarchy or hover does not pay for it; then refresh code lenses."""
+    from .lens import schedule_refresh
+
+    if ls.stopping.is_set():
+        return
+    fut = asyncio.ensure_future(ls.read(folder.snapshot))
+    fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
+        "codeloupe: updating the call graph failed: %s", f.exception()))
+    schedule_refresh(ls)
 
 
 def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str,
@@ -135,7 +158,7 @@ def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, t
         ls.write_timers.pop(uri, None)
         if ls.stopping.is_set():
             return
-        fut = loop.run_in_executor(ls.writer, write)
+        fut = loop.run_in_executor(folder.writer(), write)
         ls.buffer_writes.add(fut)
 
         def done(f: asyncio.Future) -> None:
@@ -164,7 +187,7 @@ def _debounce_embed(ls: CodeloupeServer, folder: FolderState, uri: str) -> None:
         index = folder.index
         if index is None or ls.stopping.is_set() or folder.state in ("indexing", "embedding"):
             return  # the index run embeds whatever is pending when it gets there
-        fut = ls.loop.run_in_executor(ls.writer, lambda: index.embed_pending(
+        fut = ls.loop.run_in_executor(folder.writer(), lambda: index.embed_pending(
             commit_every=64, should_stop=ls.stopping.is_set))
         fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
             "codeloupe: embedding failed: %s", f.exception()))
@@ -177,11 +200,12 @@ async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
     index = folder.index
     if index is None:
         return
-    await ls.write(index.refresh_file, rel)
+    await ls.write_in(folder, index.refresh_file, rel)
     models = FileModel.group_rows(*await ls.read(index.load_rows, [rel]))
     folder.set_disk(models, [rel])
     if not keep_live:
         folder.drop_live(rel)
+        _graph_now(ls, folder)
         return
     # Saved, but typing may have gone on meanwhile: the store must hold the buffer.
     uri = ls.uri_of(folder, rel)
