@@ -63,11 +63,17 @@ def test_local_and_imported_alias_calls() -> None:
 
 def test_same_name_methods_stay_apart_and_ambiguity_is_marked() -> None:
     g = build()
-    sends = [e for e in g.callees("pkg/app.py::main") if e.site.name == "send"]
-    # `sock.send` by name only: both `send` methods are candidates, marked ambiguous
+    [send] = [e for e in g.callees("pkg/app.py::main") if e.site.name == "send"]
+    # `sock = Socket()`: the variable's type picks Socket.send, not Mailer.send
+    assert (send.target, send.reason, send.ambiguous) == ("pkg/transport.py::Socket.send", "type", False)
+    # an unknown receiver: both `send` methods are candidates, marked ambiguous
+    g.replace_file("pkg/app.py", *_file("pkg/app.py", FILES["pkg/app.py"] + "\n\ndef other(x):\n    x.send(1)\n"))
+    sends = g.callees("pkg/app.py::other")
     assert {e.target for e in sends} == {"pkg/transport.py::Socket.send", "pkg/transport.py::Mailer.send"}
     assert all(e.ambiguous and e.reason == "name" and e.confidence < 0.5 for e in sends)
+    # `len` is a builtin (outside the repository); `unknown_helper` is defined nowhere
     assert sorted(s.name for s in g.unresolved) == ["len", "unknown_helper"]
+    assert [s.name for s in g.external] == ["len"]
 
 
 def test_path_matches_import_sources() -> None:

@@ -269,7 +269,8 @@ def test_buffer_update_then_disk_resync(sample_repo: Path, embedder) -> None:
     assert report.embeddings_reused == len(in_cart) - 2 and len(after) == len(before) + 1
     files = idx.store.load_files()
     assert files["src/shop/cart.py"].mtime_ns == BUFFER_MTIME
-    refs = [r for r in idx.store.refs.to_arrow().to_pylist() if r["enclosing"].endswith("apply_discount")]
+    refs = [r for r in idx.store.refs.to_arrow().to_pylist()
+            if r["enclosing"].endswith("apply_discount") and r["kind"] == "call"]
     assert [r["name"] for r in refs] == ["total_price"]
 
     # the next disk scan re-checks the file (its mtime matches nothing) and restores it

@@ -347,3 +347,9 @@
 ; using namespace std;
 (using_declaration "namespace" .
   [(identifier) (qualified_identifier)] @name @source) @reference.import
+
+; base: @name a base class (codeloupe.graph resolves inherited calls through it)
+(base_class_clause
+  [(type_identifier) @name
+   (qualified_identifier name: (type_identifier) @name)
+   (template_type name: (type_identifier) @name)]) @reference.base

@@ -133,3 +133,10 @@
 (using_directive
   name: (identifier) @name
   [(identifier) (qualified_name) (generic_name)] @source) @reference.import
+
+; base: @name a class / interface this one derives from (codeloupe.graph resolves
+; base.M() and inherited this-calls through it)
+(base_list
+  [(identifier) @name
+   (generic_name (identifier) @name)
+   (qualified_name name: (identifier) @name)]) @reference.base

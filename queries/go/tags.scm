@@ -124,3 +124,47 @@
   name: [(blank_identifier) (dot)]
   path: (interpreted_string_literal
     (interpreted_string_literal_content) @name) @source) @reference.import
+
+; ---------------------------------------------------------------------------
+; Facts for resolving calls (codeloupe.graph), not shown as references:
+;   base:    @name a type embedded in a struct (its methods are promoted)
+;   typed:   @name a parameter / receiver / variable / field, @source its type
+;   assign:  @name := @source (the value, as text)
+;   returns: @name the result type of the enclosing function
+; ---------------------------------------------------------------------------
+
+(field_declaration
+  !name
+  type: [(type_identifier) @name
+         (qualified_type package: (_) @receiver name: (type_identifier) @name)
+         (pointer_type (type_identifier) @name)
+         (pointer_type (qualified_type package: (_) @receiver name: (type_identifier) @name))]) @reference.base
+
+(parameter_declaration
+  name: (identifier) @name
+  type: (_) @source) @reference.typed
+
+(var_spec
+  name: (identifier) @name
+  type: (_) @source) @reference.typed
+
+(field_declaration
+  name: (field_identifier) @name
+  type: (_) @source) @reference.typed
+
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (_) @source)) @reference.assign
+
+(var_spec
+  name: (identifier) @name
+  value: (expression_list . (_) @source)) @reference.assign
+
+(function_declaration
+  result: (_) @name) @reference.returns
+
+(method_declaration
+  result: (_) @name) @reference.returns
+
+; return: @name the first value the enclosing function returns
+(return_statement (expression_list . (_) @name)) @reference.return

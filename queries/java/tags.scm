@@ -118,3 +118,57 @@
 (import_declaration
   (scoped_identifier) @source
   (asterisk) @name) @reference.import
+
+; ---------------------------------------------------------------------------
+; Facts for resolving calls (codeloupe.graph), not shown as references:
+;   base:    @name a class / interface this one extends or implements
+;   typed:   @name a parameter / local / field, @source its type
+;   assign:  @name = @source (the value, as text); @receiver "this" for fields
+;   returns: @name the return type of the enclosing method
+; ---------------------------------------------------------------------------
+
+(superclass
+  [(type_identifier) @name
+   (generic_type (type_identifier) @name)
+   (scoped_type_identifier (type_identifier) @name .)]) @reference.base
+
+(super_interfaces
+  (type_list
+    [(type_identifier) @name
+     (generic_type (type_identifier) @name)])) @reference.base
+
+(extends_interfaces
+  (type_list
+    [(type_identifier) @name
+     (generic_type (type_identifier) @name)])) @reference.base
+
+(formal_parameter
+  type: (_) @source
+  name: (identifier) @name) @reference.typed
+
+(local_variable_declaration
+  type: (_) @source
+  declarator: (variable_declarator name: (identifier) @name)) @reference.typed
+
+(field_declaration
+  type: (_) @source
+  declarator: (variable_declarator name: (identifier) @name)) @reference.typed
+
+(enhanced_for_statement
+  type: (_) @source
+  name: (identifier) @name) @reference.typed
+
+(variable_declarator
+  name: (identifier) @name
+  value: [(object_creation_expression) (method_invocation)] @source) @reference.assign
+
+(assignment_expression
+  left: (field_access object: (this) @receiver field: (identifier) @name)
+  right: [(object_creation_expression) (method_invocation) (identifier)] @source) @reference.assign
+
+(method_declaration
+  type: (_) @name) @reference.returns
+
+; return: @name a value the enclosing function returns (its type when nothing
+; declares one)
+(return_statement (_) @name) @reference.return

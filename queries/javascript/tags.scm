@@ -151,14 +151,15 @@
   (import_clause
     (named_imports
       (import_specifier
+        name: (_) @original
         alias: (identifier) @name)))
   source: (string) @source) @reference.import
 
-; import * as ns from 'm'
+; import * as ns from 'm'   (@original "* as ns": the module itself)
 (import_statement
   (import_clause
     (namespace_import
-      (identifier) @name))
+      (identifier) @name) @original)
   source: (string) @source) @reference.import
 
 ; const x = require('m')
@@ -169,12 +170,95 @@
     arguments: (arguments . (string) @source .))) @reference.import
   (#eq? @_require "require"))
 
-; const { a, b: c } = require('m')
+; const { a, b } = require('m')
 ((variable_declarator
   name: (object_pattern
-    [(shorthand_property_identifier_pattern) @name
-     (pair_pattern value: (identifier) @name)])
+    (shorthand_property_identifier_pattern) @name)
   value: (call_expression
     function: (identifier) @_require
     arguments: (arguments . (string) @source .))) @reference.import
   (#eq? @_require "require"))
+
+; const { a: b } = require('m')   (@original: the name in the module)
+((variable_declarator
+  name: (object_pattern
+    (pair_pattern key: (property_identifier) @original value: (identifier) @name))
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string) @source .))) @reference.import
+  (#eq? @_require "require"))
+
+; ---------------------------------------------------------------------------
+; Facts for resolving calls (codeloupe.graph), not shown as references:
+;   base:   @name the class this one extends, @receiver its qualifier
+;   typed:  @name a parameter or loop variable (declared, type unknown)
+;   assign: @name = @source (the value, as text); @receiver "this" for fields
+; ---------------------------------------------------------------------------
+
+(class_heritage
+  [(identifier) @name
+   (member_expression object: (_) @receiver property: (property_identifier) @name)]) @reference.base
+
+(formal_parameters (identifier) @name @reference.typed)
+(formal_parameters (assignment_pattern left: (identifier) @name) @reference.typed)
+(for_in_statement left: (identifier) @name) @reference.typed
+
+(variable_declarator
+  name: (identifier) @name
+  value: [(new_expression) (call_expression) (await_expression) (identifier)
+          (member_expression) (string) (template_string) (number) (array)] @source) @reference.assign
+
+(field_definition
+  property: (property_identifier) @name
+  value: [(new_expression) (call_expression) (identifier) (member_expression)] @source) @reference.assign
+
+(assignment_expression
+  left: (member_expression object: (this) @receiver property: (property_identifier) @name)
+  right: [(new_expression) (call_expression) (await_expression) (identifier)
+          (member_expression)] @source) @reference.assign
+
+; return: @name a value the enclosing function returns (its type when nothing
+; declares one)
+(return_statement (_) @name) @reference.return
+
+; typedoc: a `/** @type {T} */` comment (@source) right above a field or variable
+; (@name); elem: @name takes the elements of @source (a callback of an array
+; method, `for (const x of xs)`)
+((comment) @source
+  .
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (this) @receiver property: (property_identifier) @name))) @reference.typedoc
+  (#match? @source "^/\\*\\*"))
+
+((comment) @source
+  .
+  (lexical_declaration
+    (variable_declarator name: (identifier) @name)) @reference.typedoc
+  (#match? @source "^/\\*\\*"))
+
+((call_expression
+  function: (member_expression object: (_) @source property: (property_identifier) @_method)
+  arguments: (arguments .
+    (arrow_function
+      parameters: (formal_parameters . (identifier) @name)))) @reference.elem
+  (#match? @_method "^(forEach|map|filter|find|findLast|findIndex|some|every|flatMap|sort)$"))
+
+((call_expression
+  function: (member_expression object: (_) @source property: (property_identifier) @_method)
+  arguments: (arguments .
+    (arrow_function
+      parameter: (identifier) @name))) @reference.elem
+  (#match? @_method "^(forEach|map|filter|find|findLast|findIndex|some|every|flatMap)$"))
+
+((call_expression
+  function: (member_expression object: (_) @source property: (property_identifier) @_method)
+  arguments: (arguments .
+    (arrow_function
+      parameters: (formal_parameters . (_) . (identifier) @name)))) @reference.elem
+  (#eq? @_method "sort"))
+
+(for_in_statement
+  left: (identifier) @name
+  "of"
+  right: (_) @source) @reference.elem

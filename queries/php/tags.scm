@@ -122,3 +122,9 @@
 (include_once_expression
   [(string (string_content) @name)
    (encapsed_string (string_content) @name)] @source) @reference.import
+
+; base: @name a parent class, interface or trait (codeloupe.graph resolves
+; $this-> and parent:: calls through it)
+(base_clause [(name) @name (qualified_name (name) @name .)]) @reference.base
+(class_interface_clause [(name) @name (qualified_name (name) @name .)]) @reference.base
+(use_declaration [(name) @name (qualified_name (name) @name .)]) @reference.base

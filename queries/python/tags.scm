@@ -45,21 +45,22 @@
 ; generic are `type` nodes again, so they match the first alternative
 (type
   [(identifier) @name
-   (attribute attribute: (identifier) @name)
+   (attribute object: (_) @receiver attribute: (identifier) @name)
    (generic_type (identifier) @name)]) @reference.class
 
 ; ---------------------------------------------------------------------------
 ; Imports: @name is the name bound in this file, @source the module
 ; ---------------------------------------------------------------------------
 
-; import os.path  -> binds `os`, source "os.path"
+; import os.path  -> binds `os`, source "os.path"; a whole-module import has
+; @original equal to @source (a `from` import's @original is the name in the module)
 (import_statement
-  name: (dotted_name . (identifier) @name) @source) @reference.import
+  name: (dotted_name . (identifier) @name) @source @original) @reference.import
 
 ; import numpy as np
 (import_statement
   name: (aliased_import
-    name: (dotted_name) @source
+    name: (dotted_name) @source @original
     alias: (identifier) @name)) @reference.import
 
 ; from .x import y   /   from . import y
@@ -78,3 +79,59 @@
 (import_from_statement
   module_name: (_) @source
   (wildcard_import) @name) @reference.import
+
+; ---------------------------------------------------------------------------
+; Facts for resolving calls (codeloupe.graph), not shown as references:
+;   base:    @name a base class of the enclosing class, @receiver its qualifier
+;   typed:   @name a parameter / variable / attribute (@receiver "self"), @source
+;            its annotation; no @source: declared with no known type (shadows
+;            outer names)
+;   assign:  @name = @source (the right-hand side, as text)
+;   returns: @name the return annotation of the enclosing function
+; ---------------------------------------------------------------------------
+
+(class_definition
+  superclasses: (argument_list
+    [(identifier) @name
+     (attribute object: (_) @receiver attribute: (identifier) @name)])) @reference.base
+
+(parameters (identifier) @name @reference.typed)
+(lambda_parameters (identifier) @name @reference.typed)
+(default_parameter name: (identifier) @name) @reference.typed
+(typed_parameter (identifier) @name type: (type) @source) @reference.typed
+(typed_default_parameter name: (identifier) @name type: (type) @source) @reference.typed
+(list_splat_pattern (identifier) @name @reference.typed)
+(dictionary_splat_pattern (identifier) @name @reference.typed)
+
+(assignment
+  left: (identifier) @name
+  type: (type) @source) @reference.typed
+(assignment
+  left: (attribute object: (identifier) @receiver attribute: (identifier) @name)
+  type: (type) @source) @reference.typed
+
+(assignment
+  left: (identifier) @name
+  right: (_) @source) @reference.assign
+(assignment
+  left: (attribute object: (identifier) @receiver attribute: (identifier) @name)
+  right: (_) @source) @reference.assign
+(with_item
+  value: (as_pattern
+    (_) @source
+    alias: (as_pattern_target (identifier) @name))) @reference.assign
+(for_statement left: (identifier) @name) @reference.typed
+(for_statement left: (pattern_list (identifier) @name)) @reference.typed
+(assignment left: (pattern_list (identifier) @name)) @reference.typed
+
+(function_definition
+  return_type: (type) @name) @reference.returns
+
+; return: @name a value the enclosing function returns (its type when nothing
+; declares one)
+(return_statement (_) @name) @reference.return
+
+; elem: @name takes the elements of @source (`for x in xs`)
+(for_statement
+  left: (identifier) @name
+  right: (_) @source) @reference.elem

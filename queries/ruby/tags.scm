@@ -61,3 +61,13 @@
       .
       (string_content) @name .) @source)
   (#any-of? @_require "require" "require_relative")) @reference.import
+
+; base: @name the superclass, or a module mixed in with include (codeloupe.graph
+; resolves inherited calls through it)
+(class
+  superclass: (superclass [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base
+
+((call
+  method: (identifier) @_include
+  arguments: (argument_list [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base
+  (#any-of? @_include "include" "prepend"))

@@ -197,6 +197,54 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Retrieve, assemble, answer with cited sources (or the context alone when no
+    model is configured); the answer streams to stdout, notes go to stderr."""
+    from .ask import AskError, ask
+    from .llm import LLMError
+
+    question = " ".join(args.question).strip()
+    if not question:
+        raise CliError("the question is empty")
+    settings = Settings.from_env(model=args.model, index_uri=args.index_uri, llm_url=args.llm_url,
+                                 llm_model=args.llm_model, ask_context_tokens=args.context_tokens)
+    if settings.ask_context_tokens < 100:
+        raise CliError("--context-tokens must be at least 100")
+    index = _open(args.root, args)
+    _bring_up_to_date(index, args)
+    streamed = False
+
+    def on_delta(piece: str) -> None:
+        nonlocal streamed
+        streamed = True
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    try:
+        result = ask(question, index, settings, on_delta=None if args.json else on_delta)
+    except (AskError, LLMError) as exc:
+        if streamed:
+            sys.stdout.write("\n")
+        raise CliError(str(exc)) from None
+    if args.json:
+        print(json.dumps(result.as_dict()))
+        return 0
+    if result.answer is None:
+        _note(result.note or "no language model is configured")
+        print(result.context or "no code matched the question")
+        return 0
+    if not streamed:
+        sys.stdout.write(result.answer)
+    print("\n\nsources:")
+    for s in result.sources:
+        mark = "*" if s.get("cited") else " "
+        print(f" {mark} {s['path']}:{s['start_line']}-{s['end_line']}  {s['qualified_name']}")
+    if result.unverified_citations:
+        _note("citations that point outside the code sent to the model (unverified): "
+              + ", ".join(result.unverified_citations))
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     index = _open(args.root, args)
     st = index.status()
@@ -264,6 +312,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--snippets", action="store_true", help="include code snippets")
     p.add_argument("--no-update", action="store_true", help="do not update the index first")
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("ask", parents=[common], help="ask a question about the code: an answer "
+                       "with cited, verified sources from an OpenAI-compatible model")
+    p.add_argument("question", nargs="+")
+    p.add_argument("--root", default=".")
+    p.add_argument("--json", action="store_true", help="print the response object")
+    p.add_argument("--llm-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 "
+                   "(env CODELOUPE_LLM_URL; API key from env CODELOUPE_LLM_API_KEY)")
+    p.add_argument("--llm-model", help="model name (env CODELOUPE_LLM_MODEL; default: the "
+                   "endpoint's first model)")
+    p.add_argument("--context-tokens", type=int, help="token budget of the code sent (default 6000)")
+    p.add_argument("--no-update", action="store_true", help="do not update the index first")
+    p.set_defaults(func=cmd_ask)
+
+    from .graph_cli import add_parsers as add_graph_parsers  # calls, path, graph
+
+    add_graph_parsers(sub, common)
 
     p = sub.add_parser("status", parents=[common], help="what the index holds")
     p.add_argument("root", nargs="?", default=".")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from tree_sitter import Node, Tree
 
 from .languages import get_parser, get_query
-from .model import CONTAINER_KINDS, MODULE_NAME, FileExtraction, Reference, Symbol
+from .model import CONTAINER_KINDS, FACT_KINDS, MODULE_NAME, FileExtraction, Reference, Symbol
 
 # Nodes that wrap a definition and carry the comments / decorators above it.
 _WRAPPERS = frozenset(
@@ -47,6 +47,7 @@ _DOC_TRANSPARENT = frozenset(
 )
 _MODULE_TEXT_LIMIT = 20_000
 _SIGNATURE_LIMIT = 400
+_FACT_LIMIT = 160  # characters of an assigned expression or a type kept for resolution
 
 
 def parse(language: str, data: bytes, old_tree: Tree | None = None) -> Tree:
@@ -288,13 +289,23 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                 receivers = captures.get("receiver") or []
                 sources = captures.get("source") or []
                 originals = captures.get("original") or []
+                ref_kind = cap.split(".", 1)[1]
+                source = _name_of(sources[0], src) if sources else ""
+                if ref_kind == "typedoc":  # `/** @type {T} */` above a field or variable
+                    found = _JSDOC_TYPE.search(source)
+                    if found is None:
+                        continue
+                    ref_kind, source = "typed", found.group(1).strip()
+                # import sources are module names (quotes off); the resolution facts
+                # (assign / typed) keep an expression or a type as written, cut short
+                source = source.strip("'\"`<>") if ref_kind == "import" else source[:_FACT_LIMIT]
                 raw_refs.append(
                     (
-                        cap.split(".", 1)[1],
+                        ref_kind,
                         name_nodes[0] if name_nodes else nodes[0],
-                        name,
+                        name if ref_kind not in ("returns", "return") else name[:_FACT_LIMIT],
                         _name_of(receivers[0], src)[:120] if receivers else "",
-                        _name_of(sources[0], src).strip("'\"`<>") if sources else "",
+                        source,
                         _name_of(originals[0], src) if originals else "",
                     )
                 )
@@ -424,21 +435,43 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                 break
             i -= 1
         sp = node.start_point
+        fact = kind in FACT_KINDS
         references.append(
             Reference(
                 path=path,
                 kind=kind,
                 name=name,
                 receiver=receiver,
-                line=sp[0] + 1,
-                col=src.column(sp[0], sp[1]),
+                line=0 if fact else sp[0] + 1,
+                col=0 if fact else src.column(sp[0], sp[1]),
                 enclosing=enclosing,
                 source=source,
                 original=original,
             )
         )
 
+    if language in ("javascript", "typescript", "tsx"):
+        references += _jsdoc_facts(symbols, path)
     return FileExtraction(path, language, [module, *symbols], references, original_errors)
+
+
+_JSDOC_TYPE = re.compile(r"@type\s+\{([^}]+)\}")
+_JSDOC_PARAM = re.compile(r"@(?:param|arg|argument)\s+\{([^}]+)\}\s+\[?([A-Za-z_$][\w$]*)")
+_JSDOC_RETURNS = re.compile(r"@returns?\s+\{([^}]+)\}")
+
+
+def _jsdoc_facts(symbols: list[Symbol], path: str) -> list[Reference]:
+    """JSDoc types as resolution facts: ``@param {Option} option``, ``@returns {Help}``."""
+    out: list[Reference] = []
+    for s in symbols:
+        if s.kind not in ("function", "method", "constructor") or "@" not in s.doc:
+            continue
+        for type_text, name in _JSDOC_PARAM.findall(s.doc):
+            out.append(Reference(path, "typed", name, "", 0, 0, s.id, type_text.strip()[:_FACT_LIMIT]))
+        m = _JSDOC_RETURNS.search(s.doc)
+        if m:
+            out.append(Reference(path, "returns", m.group(1).strip()[:_FACT_LIMIT], "", 0, 0, s.id))
+    return out
 
 
 _RECOVERY_ATTEMPTS = 24
@@ -487,14 +520,16 @@ def _module_text(src: _Source, top_level: list[_Def]) -> str:
     """Top-level code of a file, with each top-level definition shown by its signature."""
     pieces: list[str] = []
     pos = 0
+    size = 0  # of the pieces so far (summing them each time was quadratic)
     for d in top_level:
         start = d.start
         # keep the full line of the definition start (indentation, decorators)
         pieces.append(src.text(pos, start))
         assert d.symbol is not None
         pieces.append(d.symbol.signature + " ...")
+        size += len(pieces[-2]) + len(pieces[-1])
         pos = d.end
-        if sum(len(p) for p in pieces) > _MODULE_TEXT_LIMIT:
+        if size > _MODULE_TEXT_LIMIT:
             break
     else:
         pieces.append(src.text(pos, len(src.data)))

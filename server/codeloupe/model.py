@@ -13,6 +13,13 @@ CONTAINER_KINDS = frozenset(
 )
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 SYMBOL_KINDS = CONTAINER_KINDS | FUNCTION_KINDS | {"type"}
+# Reference kinds that are facts for resolving calls, not uses a reader points at:
+# "typed" (a parameter / variable / attribute and its declared type), "assign" (the
+# value assigned to it), "elem" (a variable bound to the elements of a value: a loop,
+# an array method's callback), "returns" (a declared return type), "return" (a
+# returned expression). They carry line 0 (no position in the file) and the enclosing symbol
+# they belong to; "base" (a base class) is a use and keeps its position.
+FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return"})
 
 
 @dataclass(slots=True)
@@ -46,10 +53,10 @@ class Reference:
     """A use of a name: a call, a type use, or an import binding."""
 
     path: str
-    kind: str  # "call", "class", "import"
+    kind: str  # "call", "class", "import", "base"; resolution facts: FACT_KINDS
     name: str  # the called / referenced name, last component ("send" in "self.send()")
     receiver: str  # text before the name ("self", "client", "a.b"), "" if none
-    line: int  # 1-based
+    line: int  # 1-based (0 for resolution facts)
     col: int  # 0-based, characters
     enclosing: str  # id of the innermost symbol containing the reference
     source: str = ""  # for imports: the module the name comes from

@@ -1,0 +1,286 @@
+"""``codeloupe calls``, ``codeloupe path`` and ``codeloupe graph``: the reference map
+from a terminal. The index is brought up to date first (symbols and references only:
+these commands never wait for embeddings)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+
+from .graph import Edge, Graph, SymbolInfo
+
+
+def _print(text: str) -> None:
+    """Results go to stdout (one line each, flushed: a reader of JSON lines sees each
+    at once); notes and errors go to stderr."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+class TargetError(Exception):
+    pass
+
+
+def load_graph(args: argparse.Namespace) -> Graph:
+    from .cli import _note, _open, progress_reporter
+
+    index = _open(args.root, args)
+    if not args.no_update:
+        with index.write_lock(wait=False) as locked:
+            if locked:
+                with progress_reporter(not args.quiet) as progress:
+                    index.sync_files(progress)  # type: ignore[arg-type]
+            else:
+                _note("another codeloupe process is indexing this folder; answering from the index as it is")
+    return Graph.from_store(index.store)
+
+
+def find_symbols(graph: Graph, target: str) -> list[SymbolInfo]:
+    """``path:line`` (the innermost symbol around that line, 1-based), a symbol id, a
+    qualified name or a name."""
+    target = target.strip()
+    if not target:
+        raise TargetError("empty target")
+    path, sep, line = target.rpartition(":")
+    if sep and line.isdigit() and path in graph.file_symbols:
+        n = int(line)
+        inside = [graph.symbols[i] for i in graph.file_symbols[path] if i in graph.symbols]
+        inside = [s for s in inside if s.start_line <= n <= s.end_line]
+        if not inside:
+            raise TargetError(f"no symbol at {target}")
+        named = [s for s in inside if not (s.kind == "module" and s.parent is None)] or inside
+        return [max(named, key=lambda s: (s.start_line, -s.end_line))]
+    if sep and line.isdigit():
+        raise TargetError(f"no indexed file {path!r}")
+    if target in graph.symbols:
+        return [graph.symbols[target]]
+    for key in ("qualified_name", "name"):
+        found = [s for s in graph.symbols.values()
+                 if getattr(s, key) == target and not (s.kind == "module" and s.parent is None)]
+        if found:
+            return sorted(found, key=lambda s: s.id)
+    raise TargetError(f"no symbol named {target!r}")
+
+
+def _symbol(s: SymbolInfo) -> dict[str, object]:
+    return {"path": s.path, "start_line": s.start_line, "end_line": s.end_line, "name": s.name,
+            "qualified_name": s.qualified_name, "kind": s.kind}
+
+
+def _caller_ref(graph: Graph, symbol_id: str) -> dict[str, object]:
+    s = graph.symbols.get(symbol_id)
+    if s is None:
+        return {"qualified_name": symbol_id.split("::", 1)[-1], "path": symbol_id.split("::", 1)[0],
+                "start_line": None}
+    return {"qualified_name": s.qualified_name, "path": s.path, "start_line": s.start_line}
+
+
+def callers_of(graph: Graph, sym: SymbolInfo, depth: int, min_confidence: float = 0.0) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    frontier = [sym.id]
+    seen = {sym.id}
+    for level in range(1, depth + 1):
+        nxt = []
+        for node in frontier:
+            for e in graph.callers(node):
+                if e.confidence < min_confidence:
+                    continue
+                row: dict[str, object] = {"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
+                                          "caller": _caller_ref(graph, e.site.caller),
+                                          "confidence": e.confidence}
+                if depth > 1:
+                    row["depth"] = level
+                out.append(row)
+                if e.site.caller not in seen:
+                    seen.add(e.site.caller)
+                    nxt.append(e.site.caller)
+        frontier = nxt
+    return out
+
+
+def callees_of(graph: Graph, sym: SymbolInfo, depth: int, min_confidence: float = 0.0) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    frontier = [sym.id]
+    seen = {sym.id}
+    for level in range(1, depth + 1):
+        nxt = []
+        for node in frontier:
+            grouped: dict[str, list[Edge]] = {}
+            for e in graph.callees(node):
+                if e.confidence < min_confidence:
+                    continue
+                grouped.setdefault(e.target, []).append(e)
+            for target, edges in grouped.items():
+                ref = _caller_ref(graph, target)
+                row: dict[str, object] = {
+                    **ref,
+                    "call_sites": [{"path": e.site.path, "line": e.site.line, "column": e.site.col + 1}
+                                   for e in edges],
+                    "confidence": max(e.confidence for e in edges),
+                }
+                if depth > 1:
+                    row["depth"] = level
+                out.append(row)
+                if target not in seen:
+                    seen.add(target)
+                    nxt.append(target)
+        frontier = nxt
+    return out
+
+
+def _targets(args: argparse.Namespace) -> Iterable[str]:
+    for t in args.target:
+        if t == "-":
+            for line in sys.stdin:
+                if line.strip():
+                    yield line.strip()
+        else:
+            yield t
+
+
+def cmd_calls(args: argparse.Namespace) -> int:
+    from .cli import CliError, _err
+
+    if args.depth < 1:
+        raise CliError("--depth must be at least 1")
+    want_callers = args.callers or args.both or not args.callees
+    want_callees = args.callees or args.both
+    batch = "-" in args.target
+    as_json = args.json or batch
+    graph = load_graph(args)
+    failed = 0
+    for target in _targets(args):
+        try:
+            found = find_symbols(graph, target)
+        except TargetError as exc:
+            if not batch:
+                raise CliError(str(exc)) from None
+            failed += 1
+            _print(json.dumps({"target": target, "error": str(exc)}))
+            continue
+        for sym in found:
+            obj: dict[str, object] = {"target": target, "symbol": _symbol(sym)}
+            if want_callers:
+                obj["callers"] = callers_of(graph, sym, args.depth, args.min_confidence)
+            if want_callees:
+                obj["callees"] = callees_of(graph, sym, args.depth, args.min_confidence)
+            if as_json:
+                _print(json.dumps(obj))
+            else:
+                _print_calls(obj)
+    if failed:
+        _err(f"{failed} target(s) not found")
+        return 2
+    return 0
+
+
+def _print_calls(obj: dict) -> None:
+    s = obj["symbol"]
+    _print(f"{s['qualified_name']} ({s['kind']}) {s['path']}:{s['start_line']}")
+    if "callers" in obj:
+        _print(f"  callers ({len(obj['callers'])}):")
+        for c in obj["callers"]:
+            _print(f"    {c['path']}:{c['line']}:{c['column']}  in {c['caller']['qualified_name']}"
+                  f"  [{c['confidence']}]")
+    if "callees" in obj:
+        _print(f"  callees ({len(obj['callees'])}):")
+        for c in obj["callees"]:
+            where = ", ".join(f"{x['line']}" for x in c["call_sites"])
+            _print(f"    {c['qualified_name']}  {c['path']}:{c['start_line']}  (line {where})"
+                  f"  [{c['confidence']}]")
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+    from .cli import CliError
+
+    graph = load_graph(args)
+    ends = {}
+    for label, target in (("from", args.source), ("to", args.dest)):
+        try:
+            ends[label] = find_symbols(graph, target)
+        except TargetError as exc:
+            raise CliError(f"{label}: {exc}") from None
+    chains = graph.all_chains([s.id for s in ends["from"]], [s.id for s in ends["to"]],
+                              max_depth=args.depth, limit=args.limit)
+    rows = [[{"caller": _caller_ref(graph, e.site.caller), "callee": _caller_ref(graph, e.target),
+              "path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
+              "reason": e.reason, "confidence": e.confidence} for e in chain] for chain in chains]
+    if args.json:
+        _print(json.dumps({"from": [_symbol(s) for s in ends["from"]], "to": [_symbol(s) for s in ends["to"]],
+                          "chains": rows}))
+        return 0
+    if not rows:
+        _print(f"no call chain of at most {args.depth} calls")
+        return 0
+    for i, chain in enumerate(rows, 1):
+        names = [chain[0]["caller"]["qualified_name"], *(step["callee"]["qualified_name"] for step in chain)]
+        _print(f"{i}. " + " -> ".join(names))
+        for step in chain:
+            _print(f"     {step['path']}:{step['line']}  {step['callee']['qualified_name']}  [{step['confidence']}]")
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    graph = load_graph(args)
+    stats = graph.stats()
+
+    def named(rows: list[tuple[str, int]]) -> list[dict[str, object]]:
+        return [{**_caller_ref(graph, sid), "count": n} for sid, n in rows]
+
+    report = {
+        **stats,
+        "most_called": named(graph.most_called(args.top)),
+        "widest_callers": named(graph.widest_callers(args.top)),
+        "unused": len(graph.unused()),
+    }
+    if args.json:
+        _print(json.dumps(report))
+        return 0
+    _print(f"call sites: {stats['sites']}  edges: {stats['edges']}  ambiguous edges: {stats['ambiguous']}  "
+          f"unused symbols: {report['unused']}")
+    _print("  language      sites  resolved  by-name  ambiguous  external  unresolved")
+    for lang, row in stats["languages"].items():  # type: ignore[union-attr]
+        _print(f"  {lang:<12} {row['sites']:>6} {row['resolved']:>9} {row['by_name']:>8} {row['ambiguous']:>10} "
+              f"{row['external']:>9} {row['unresolved']:>11}")
+    for title, rows in (("most called", report["most_called"]), ("widest callers", report["widest_callers"])):
+        _print(f"{title}:")
+        for r in rows:  # type: ignore[union-attr]
+            _print(f"  {r['count']:>5}  {r['qualified_name']}  {r['path']}:{r['start_line']}")
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("calls", parents=[common], help="callers and callees of symbols")
+    p.add_argument("target", nargs="+", help="path:line, a name or a qualified name; '-' reads "
+                   "targets from stdin, one per line (JSON lines out)")
+    p.add_argument("--root", default=".")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--callers", action="store_true", help="who calls it (the default)")
+    which.add_argument("--callees", action="store_true", help="what it calls")
+    which.add_argument("--both", action="store_true")
+    p.add_argument("--depth", type=int, default=1, help="transitive, this many calls away")
+    p.add_argument("--min-confidence", type=float, default=0.0,
+                   help="leave out edges below this confidence (0.5: only calls resolved by scope, "
+                   "imports, self/super or types; name matches are 0.3 or less)")
+    p.add_argument("--json", action="store_true", help="one JSON object per symbol")
+    p.add_argument("--no-update", action="store_true", help="do not update the index first")
+    p.set_defaults(func=cmd_calls)
+
+    p = sub.add_parser("path", parents=[common], help="call chains from one symbol to another")
+    p.add_argument("source", metavar="FROM")
+    p.add_argument("dest", metavar="TO")
+    p.add_argument("--root", default=".")
+    p.add_argument("--depth", type=int, default=6, help="at most this many calls long")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-update", action="store_true", help="do not update the index first")
+    p.set_defaults(func=cmd_path)
+
+    p = sub.add_parser("graph", parents=[common], help="the call graph in numbers")
+    p.add_argument("--root", default=".")
+    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-update", action="store_true", help="do not update the index first")
+    p.set_defaults(func=cmd_graph)

@@ -1,0 +1,282 @@
+"""Pure helpers of call resolution (``codeloupe.graph``): reading type annotations and
+receiver expressions as written, module paths, and what each language provides
+without a definition in the repository (builtins, standard types)."""
+
+from __future__ import annotations
+
+import builtins
+import re
+from functools import lru_cache
+
+PY_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
+
+# Callables every program of the language has: calling them is not a call into the repo.
+BUILTIN_CALLS: dict[str, frozenset[str]] = {
+    "python": PY_BUILTINS,
+    "javascript": frozenset({
+        "require", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate",
+        "parseInt", "parseFloat", "isNaN", "isFinite", "String", "Number", "Boolean", "Array",
+        "Object", "Symbol", "Error", "TypeError", "RangeError", "Promise", "Map", "Set",
+        "WeakMap", "WeakSet", "Date", "RegExp", "JSON", "encodeURIComponent", "decodeURIComponent",
+        "encodeURI", "decodeURI", "queueMicrotask", "structuredClone", "fetch", "BigInt",
+        "Proxy", "Reflect", "eval", "URL", "URLSearchParams", "AbortController", "Buffer",
+    }),
+    "go": frozenset({
+        "len", "cap", "make", "new", "append", "copy", "delete", "panic", "recover", "print",
+        "println", "close", "complex", "real", "imag", "min", "max", "clear", "string", "int",
+        "int64", "int32", "uint", "uint64", "uint32", "byte", "rune", "float64", "float32",
+        "bool", "error", "uintptr",
+    }),
+}
+BUILTIN_CALLS["typescript"] = BUILTIN_CALLS["tsx"] = BUILTIN_CALLS["javascript"]
+
+# Type names that are never a repository class: a value of such a type has no
+# repository methods.
+EXTERNAL_TYPES = frozenset({
+    # python
+    "str", "int", "float", "bool", "bytes", "bytearray", "dict", "list", "set", "frozenset",
+    "tuple", "object", "type", "None", "complex", "memoryview", "range", "slice",
+    "Any", "Dict", "List", "Set", "FrozenSet", "Tuple", "Type", "Callable", "Iterable",
+    "Iterator", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator", "Mapping",
+    "MutableMapping", "Sequence", "MutableSequence", "Awaitable", "Coroutine", "NoReturn",
+    "Literal", "TypeVar", "IO", "TextIO", "BinaryIO", "Pattern", "Match", "OrderedDict",
+    "DefaultDict", "Counter", "Deque", "ClassVar", "Final", "bytes_", "Never",
+    # javascript / typescript
+    "string", "number", "boolean", "any", "unknown", "void", "never", "undefined", "null",
+    "bigint", "symbol", "Array", "Promise", "Map", "WeakMap", "Record", "Partial",
+    "Readonly", "ReadonlyArray", "Function", "Error", "Date", "RegExp", "Object", "String",
+    "Number", "Boolean", "Uint8Array", "Buffer",
+    # java / c#
+    "Integer", "Long", "Double", "Float", "Short", "Byte", "Character", "char", "long",
+    "double", "short", "byte", "var", "ArrayList", "HashMap", "Optional", "Stream",
+    "Collection", "Exception", "RuntimeException", "StringBuilder", "Class",
+    # go
+    "error", "rune", "uint", "uint64", "uint32", "int64", "int32", "float64", "float32",
+    "uintptr", "interface{}", "context.Context",
+})
+
+# Method names of the standard types of the languages (dict, list, str, bytes, files,
+# sockets, streams, promises, arrays, maps): a call of one on a value of unknown type
+# is as likely theirs as the repository's.
+COMMON_METHODS = frozenset("""
+get set items keys values update pop popitem setdefault clear copy append extend insert
+remove index count sort reverse add discard union intersection difference join split
+rsplit strip lstrip rstrip startswith endswith format encode decode lower upper replace
+find rfind read readline readlines write writelines close flush seek tell open send recv
+sendall connect bind listen accept settimeout fileno next send throw then catch finally
+map filter reduce forEach push shift unshift slice splice concat includes indexOf has
+delete entries toString valueOf apply call emit on once off listen match test exec
+search trim padStart padEnd charAt substring toLowerCase toUpperCase run start stop wait
+result done cancel acquire release put info debug warning error exception critical log
+isoformat total_seconds group groups span fetch json text render
+""".split())
+
+# `Optional[X]`-like wrappers: the type of a value is the wrapped one.
+_WRAPPERS = frozenset({"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired",
+                       "ReadOnly", "Readonly", "Ptr"})
+_NONE_TYPES = frozenset({"None", "null", "undefined", "nil", "NoneType"})
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
+LITERAL_START = tuple('"\'`0123456789[{-') + ("f'", 'f"', "b'", 'b"', "r'", 'r"', "lambda ", "not ")
+
+
+def split_top(text: str, sep: str) -> list[str]:
+    """Split at ``sep`` outside brackets and quotes."""
+    parts: list[str] = []
+    depth = 0
+    quote = ""
+    start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'`":
+            quote = c
+        elif c in "([{<" and not (c == "<" and sep != "|" and sep != ","):
+            depth += 1
+        elif c in ")]}>" and not (c == ">" and sep != "|" and sep != ","):
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+@lru_cache(maxsize=65536)
+def type_name(text: str) -> str | None:
+    """The class a value annotated ``text`` is an instance of, as a dotted name:
+    ``Optional[Foo]``, ``Foo | None``, ``"Foo"``, ``*pkg.Foo``, ``Foo<T>``, ``List[Foo]``
+    → ``Foo`` for all but the last (a container: ``List``)."""
+    t = text.strip().strip("\"'").strip()
+    if not t:
+        return None
+    for prefix in ("readonly ", "const ", "final ", "*", "&", "?"):
+        while t.startswith(prefix):
+            t = t[len(prefix):].strip()
+    if t.startswith("(") and t.endswith(")"):  # Go: (T, error)
+        first = split_top(t[1:-1], ",")[0].strip()
+        parts = first.split()
+        return type_name(parts[-1]) if parts else None
+    alts = [a.strip() for a in split_top(t, "|")]
+    alts = [a for a in alts if a and a not in _NONE_TYPES]
+    if len(alts) != 1:
+        return None
+    t = alts[0].rstrip("?").strip()
+    m = re.match(r"^([\w$.]+)\s*[\[<]", t)
+    if m:
+        head = m.group(1)
+        inner = t[len(m.group(0)):].rstrip("]> ")
+        short = head.rsplit(".", 1)[-1]
+        if short in _WRAPPERS:
+            return type_name(split_top(inner, ",")[0])
+        if short == "Union":
+            args = [a.strip() for a in split_top(inner, ",") if a.strip() not in _NONE_TYPES]
+            return type_name(args[0]) if len(args) == 1 else None
+        return head
+    t = t.replace("::", ".")
+    return t if _DOTTED.match(t) else None
+
+
+_SEQUENCES = frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "List", "list", "Sequence",
+                        "MutableSequence", "Iterable", "Iterator", "Collection", "set", "frozenset",
+                        "AbstractSet", "MutableSet", "Generator", "AsyncIterator", "AsyncIterable",
+                        "Deque", "deque", "ArrayList", "LinkedList", "IEnumerable", "IList", "Vec"})
+
+
+@lru_cache(maxsize=65536)
+def element_name(text: str) -> str | None:
+    """The element type of a sequence type as written: ``Option[]``, ``Array<Option>``,
+    ``List[Option]``, ``Optional[list[Option]]``, ``[]*Option`` → ``Option``."""
+    t = text.strip().strip("\"'").strip()
+    alts = [a.strip() for a in split_top(t.strip("()"), "|")]
+    alts = [a for a in alts if a and a not in _NONE_TYPES]
+    if len(alts) != 1:
+        return None
+    t = alts[0]
+    if t.endswith("[]"):
+        return t[:-2].strip().strip("()") or None
+    if t.startswith("[]"):
+        return t[2:].lstrip("*").strip() or None
+    m = re.match(r"^([\w$.]+)\s*[\[<](.*)[\]>]$", t)
+    if not m:
+        return None
+    head, inner = m.group(1).rsplit(".", 1)[-1], m.group(2)
+    if head in _WRAPPERS:
+        return element_name(split_top(inner, ",")[0])
+    if head in _SEQUENCES or head == "tuple" and inner.rstrip().endswith("..."):
+        return split_top(inner, ",")[0].strip() or None
+    return None
+
+
+@lru_cache(maxsize=65536)
+def receiver_parts(expr: str) -> list[str]:
+    """``self.pool.get(x).conn`` → ``["self", "pool", "get()", "conn"]``; a call keeps
+    ``()`` with its arguments dropped. Empty when the expression is not a chain of names
+    and calls (a literal, an operator expression, a subscript)."""
+    e = expr.strip()
+    for prefix in ("await ", "new ", "yield "):
+        if e.startswith(prefix):
+            e = e[len(prefix):].strip()
+    e = e.replace("?.", ".").replace("::", ".").replace("->", ".").lstrip("&*")
+    if e.startswith("(") and e.endswith(")") and len(split_top(e, ".")) == 1:
+        e = e[1:-1].strip()
+    out: list[str] = []
+    for part in split_top(e, "."):
+        part = part.strip()
+        m = _IDENT.match(part)
+        if not m:
+            return []
+        rest = part[m.end():].strip()
+        if rest.startswith("<"):  # generic arguments: new Map<K, V>()
+            close = rest.find(">")
+            rest = rest[close + 1:].strip() if close != -1 else ""
+        if not rest:
+            out.append(m.group(0))
+        elif rest.startswith("(") or rest.startswith("{"):
+            # f(...) / Go composite literal T{...}: only a trailing call is understood
+            if _matching(rest) < len(rest.rstrip()) - 1:
+                return []
+            out.append(m.group(0) + "()")
+        else:
+            return []
+    return out
+
+
+def _matching(text: str) -> int:
+    """Index of the bracket closing the one ``text`` starts with (the end when cut short)."""
+    depth = 0
+    quote = ""
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'`":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(text)
+
+
+def module_stem(path: str) -> str:
+    """``pkg/x.py`` → ``pkg/x``; ``pkg/__init__.py`` / ``src/index.ts`` → ``pkg`` / ``src``."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    if stem.endswith("/__init__") or stem.endswith("/index") or stem.endswith("/mod"):
+        stem = stem.rsplit("/", 1)[0]
+    elif stem in ("__init__", "index"):
+        stem = ""
+    return stem
+
+
+def python_module_path(source: str, path: str) -> str:
+    """The slash path of the module an import names, relative imports resolved against
+    the importing file ``path`` (``..x.y`` from ``pkg/sub/a.py`` → ``pkg/x/y``); absolute
+    names stay dotted-to-slashed (``a.b`` → ``a/b``)."""
+    if not source.startswith("."):
+        return source.replace(".", "/")
+    dots = len(source) - len(source.lstrip("."))
+    rest = source[dots:]
+    pkg = path.rsplit("/", 1)[0] if "/" in path else ""
+    for _ in range(dots - 1):
+        pkg = pkg.rsplit("/", 1)[0] if "/" in pkg else ""
+    tail = rest.replace(".", "/")
+    return f"{pkg}/{tail}".strip("/") if tail else pkg
+
+
+def js_module_path(source: str, path: str) -> str | None:
+    """``./x`` / ``../lib/y.js`` from ``src/a.ts`` → ``src/x`` / ``lib/y``; a bare package
+    name (``react``) → None (outside the repository)."""
+    if not source.startswith("."):
+        return None
+    base = path.rsplit("/", 1)[0].split("/") if "/" in path else []
+    for part in source.split("/"):
+        if part in (".", ""):
+            continue
+        if part == "..":
+            if base:
+                base.pop()
+        else:
+            base.append(part)
+    out = "/".join(base)
+    out = re.sub(r"\.(m?[jt]sx?|cjs|cts|mts)$", "", out)
+    if out.endswith("/index"):
+        out = out[: -len("/index")]
+    return out

@@ -1,0 +1,1 @@
+from .net.transport import Transport as Transport

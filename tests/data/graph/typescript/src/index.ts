@@ -1,0 +1,1 @@
+export { Transport as Link } from './transport';

@@ -1,0 +1,79 @@
+"""`codeloupe calls`, `path` and `graph` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .test_cli import run
+
+DATA = Path(__file__).parent / "data" / "graph" / "python"
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("cli_graph") / "repo"
+    shutil.copytree(DATA, root)
+    out = run("index", str(root), "--no-embed", "-q")
+    assert out.returncode == 0, out.stderr
+    return root
+
+
+def test_callers_by_name_json(repo: Path) -> None:
+    out = run("calls", "--root", str(repo), "--json", "-q", "Transport.write")
+    assert out.returncode == 0, out.stderr
+    obj = json.loads(out.stdout)
+    assert obj["target"] == "Transport.write"
+    assert obj["symbol"] == {"path": "app/net/transport.py", "start_line": 8, "end_line": 9,
+                             "name": "write", "qualified_name": "Transport.write", "kind": "method"}
+    assert sorted((c["path"], c["line"], c["caller"]["qualified_name"]) for c in obj["callers"]) == [
+        ("app/mail.py", 35, "Service.run.helper"), ("app/net/transport.py", 6, "Transport.send")]
+    first = obj["callers"][0]
+    assert set(first) == {"path", "line", "column", "caller", "confidence"}
+    assert set(first["caller"]) == {"qualified_name", "path", "start_line"}
+    assert "callees" not in obj
+
+
+def test_callees_of_a_line_and_stdin_batch(repo: Path) -> None:
+    out = run("calls", "--root", str(repo), "--callees", "-q", "-",
+              stdin="app/mail.py:41\nno_such_thing\n")
+    assert out.returncode == 2
+    first, second = (json.loads(line) for line in out.stdout.splitlines())
+    assert first["symbol"]["qualified_name"] == "build"
+    assert {c["qualified_name"] for c in first["callees"]} == {"RetryingTransport", "Transport.__init__"}
+    callee = first["callees"][0]
+    assert set(callee) == {"qualified_name", "path", "start_line", "call_sites", "confidence"}
+    assert callee["call_sites"] == [{"path": "app/mail.py", "line": 41, "column": 15}]
+    assert second["target"] == "no_such_thing" and "error" in second
+    assert out.stderr.strip().splitlines()[-1].startswith("codeloupe: error:")
+
+
+def test_transitive_callers(repo: Path) -> None:
+    out = run("calls", "--root", str(repo), "--json", "-q", "--depth", "2", "Transport.write")
+    callers = json.loads(out.stdout)["callers"]
+    assert ("Service.run", 2) in {(c["caller"]["qualified_name"], c["depth"]) for c in callers}
+
+
+def test_path_and_graph(repo: Path) -> None:
+    out = run("path", "--root", str(repo), "--json", "-q", "Service.run", "Transport.write")
+    assert out.returncode == 0, out.stderr
+    chains = json.loads(out.stdout)["chains"]
+    lengths = [len(c) for c in chains]
+    assert lengths == sorted(lengths) == [2, 2, 3, 4]  # shortest first: via helper, via Transport.send
+    steps = {tuple(step["callee"]["qualified_name"] for step in c) for c in chains if len(c) == 2}
+    assert steps == {("Service.run.helper", "Transport.write"), ("Transport.send", "Transport.write")}
+    out = run("graph", "--root", str(repo), "--json", "-q")
+    report = json.loads(out.stdout)
+    assert report["languages"]["python"]["sites"] == report["sites"] > 0
+    assert report["widest_callers"][0]["qualified_name"] == "Service.run"
+
+
+def test_errors_are_one_line_and_exit_2(repo: Path) -> None:
+    out = run("calls", "--root", str(repo), "-q", "nothing_named_so")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "codeloupe: error: no symbol named 'nothing_named_so'"
+    out = run("calls", "--root", str(repo / "missing"), "-q", "x")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1

@@ -1,0 +1,276 @@
+"""Resolution per language on small projects with the same-name traps: two classes
+with `send`, a subclass calling `super().send`, an imported alias, a method called
+on a variable typed by a constructor or an annotation, a mixin calling its host.
+
+Each case names a call site (caller qualified name, called name, line) and the exact
+targets it must resolve to (symbol ids without the fixture folder); `None`: no
+edge, known to lie outside the repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codeloupe.extract import extract
+from codeloupe.graph import Graph, SymbolInfo
+from codeloupe.languages import language_for_path
+
+DATA = Path(__file__).parent / "data" / "graph"
+
+
+def load(lang: str) -> Graph:
+    symbols, refs = [], []
+    root = DATA / lang
+    for f in sorted(root.rglob("*")):
+        language = language_for_path(f) if f.is_file() else None
+        if language is None:
+            continue
+        rel = f.relative_to(root).as_posix()
+        ex = extract(rel, f.read_bytes(), language)
+        symbols += [SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent,
+                               s.start_line, s.end_line, s.language) for s in ex.symbols]
+        refs += [{f: getattr(r, f) for f in r.__slots__} for r in ex.references]
+    return Graph(symbols, refs)
+
+
+def targets(g: Graph, path: str, caller: str, name: str, line: int) -> tuple[set[str], list]:
+    caller_id = f"{path}::{caller}"
+    sites = [s for s in g.sites[path] if s.caller == caller_id and s.name == name and s.line == line]
+    assert sites, f"no call {name} at {path}:{line} in {caller}"
+    edges = [e for s in sites for e in g.site_edges[s]]
+    return {e.target for e in edges}, edges
+
+
+PY = "app/mail.py"
+PT = "app/net/transport.py"
+CASES = {
+    "python": [
+        (PT, "Transport.send", "write", 6, {f"{PT}::Transport.write"}, "self"),
+        (PT, "RetryMixin.send_with_retry", "range", 14, None, None),
+        # a mixin calls a method its host class defines
+        (PT, "RetryMixin.send_with_retry", "send", 15, {f"{PT}::RetryingTransport.send"}, "subclass"),
+        (PT, "RetryMixin.send_with_retry", "close", 16, {f"{PT}::RetryingTransport.close"}, "subclass"),
+        (PT, "RetryingTransport.send", "send", 21, {f"{PT}::Transport.send"}, "super"),
+        (PY, "Mailer.flush", "send", 10, {f"{PY}::Mailer.send"}, "self"),
+        (PY, "make_mailer", "Mailer", 14, {f"{PY}::Mailer"}, "local"),
+        (PY, "Service.__init__", "make_mailer", 19, {f"{PY}::make_mailer"}, "local"),
+        # attribute typed by a function's return annotation
+        (PY, "Service.run", "send", 23, {f"{PY}::Mailer.send"}, "type"),
+        # attribute typed by an annotated constructor parameter (module alias)
+        (PY, "Service.run", "send", 24, {f"{PT}::Transport.send"}, "type"),
+        # an __init__ re-export under an alias: the class and its constructor
+        (PY, "Service.run", "T", 25, {f"{PT}::Transport", f"{PT}::Transport.__init__"}, "import"),
+        (PY, "Service.run", "send", 26, {f"{PT}::Transport.send"}, "type"),
+        (PY, "Service.run", "send_with_retry", 28, {f"{PT}::RetryMixin.send_with_retry"}, "type"),
+        (PY, "Service.run", "flush", 29, {f"{PY}::Mailer.flush"}, "type"),
+        (PY, "Service.run", "get", 31, None, None),  # a dict's method
+        (PY, "Service.run", "helper", 37, {f"{PY}::Service.run.helper"}, "local"),
+        (PY, "Service.run.helper", "write", 35, {f"{PT}::Transport.write"}, "type"),  # closure
+        # a constructor inherited from a base
+        (PY, "build", "RetryingTransport", 41,
+         {f"{PT}::RetryingTransport", f"{PT}::Transport.__init__"}, "import"),
+    ],
+    "typescript": [
+        ("src/transport.ts", "Transport.send", "write", 9, {"src/transport.ts::Transport.write"}, "self"),
+        ("src/transport.ts", "RetryingTransport.send", "send", 19, {"src/transport.ts::Transport.send"}, "super"),
+        ("src/mail.ts", "makeMailer", "Mailer", 11, {"src/mail.ts::Mailer"}, "local"),
+        ("src/mail.ts", "Service.run", "send", 20, {"src/mail.ts::Mailer.send"}, "type"),
+        ("src/mail.ts", "Service.run", "send", 21, {"src/transport.ts::Transport.send"}, "type"),
+        ("src/mail.ts", "Service.run", "RT", 22,
+         {"src/transport.ts::RetryingTransport", "src/transport.ts::Transport.constructor"}, "import"),
+        ("src/mail.ts", "Service.run", "send", 23, {"src/transport.ts::RetryingTransport.send"}, "type"),
+        ("src/mail.ts", "Service.run", "write", 25, {"src/transport.ts::Transport.write"}, "type"),
+        ("src/mail.ts", "Service.run", "get", 27, None, None),
+        ("src/mail.ts", "pick", "Transport", 32,
+         {"src/transport.ts::Transport", "src/transport.ts::Transport.constructor"}, "import"),
+    ],
+    "javascript": [
+        ("lib/transport.js", "Transport.send", "write", 7, {"lib/transport.js::Transport.write"}, "self"),
+        ("lib/app.js", "RetryingTransport.send", "send", 6, {"lib/transport.js::Transport.send"}, "super"),
+        ("lib/app.js", "main", "RetryingTransport", 11,
+         {"lib/app.js::RetryingTransport", "lib/transport.js::Transport.constructor"}, "local"),
+        ("lib/app.js", "main", "send", 12, {"lib/app.js::RetryingTransport.send"}, "type"),
+        ("lib/app.js", "main", "Mailer", 13, {"lib/transport.js::Mailer"}, "import"),
+        ("lib/app.js", "main", "send", 14, {"lib/transport.js::Mailer.send"}, "type"),
+        ("lib/app.js", "main", "write", 15, {"lib/transport.js::Transport.write"}, "type"),
+    ],
+    "java": [
+        ("com/acme/net/Transport.java", "Transport.send", "write", 11,
+         {"com/acme/net/Transport.java::Transport.write"}, "self"),
+        ("com/acme/net/RetryingTransport.java", "RetryingTransport.RetryingTransport", "super", 5,
+         {"com/acme/net/Transport.java::Transport.Transport"}, "super"),
+        ("com/acme/net/RetryingTransport.java", "RetryingTransport.send", "send", 10,
+         {"com/acme/net/Transport.java::Transport.send"}, "super"),
+        ("com/acme/Service.java", "Service", "Mailer", 7,
+         {"com/acme/Mailer.java::Mailer"}, "package"),
+        ("com/acme/Service.java", "Service.run", "send", 15, {"com/acme/Mailer.java::Mailer.send"}, "type"),
+        ("com/acme/Service.java", "Service.run", "send", 16,
+         {"com/acme/net/Transport.java::Transport.send"}, "type"),
+        ("com/acme/Service.java", "Service.run", "RetryingTransport", 17,
+         {"com/acme/net/RetryingTransport.java::RetryingTransport",
+          "com/acme/net/RetryingTransport.java::RetryingTransport.RetryingTransport"}, "import"),
+        # declared type wins: a Transport variable (a virtual call on Transport.send)
+        ("com/acme/Service.java", "Service.run", "send", 18,
+         {"com/acme/net/Transport.java::Transport.send"}, "type"),
+        ("com/acme/Service.java", "Service.run", "write", 20,
+         {"com/acme/net/Transport.java::Transport.write"}, "type"),
+        ("com/acme/Service.java", "Service.run", "trim", 21, None, None),
+    ],
+    "go": [
+        ("srv/transport/transport.go", "Transport.Send", "write", 12,
+         {"srv/transport/write.go::Transport.write"}, "type"),
+        ("srv/mail.go", "Service.Run", "Send", 21, {"srv/mail.go::Mailer.Send"}, "type"),
+        ("srv/mail.go", "Service.Run", "Send", 22, {"srv/transport/transport.go::Transport.Send"}, "type"),
+        ("srv/mail.go", "Service.Run", "New", 23, {"srv/transport/transport.go::New"}, "import"),
+        ("srv/mail.go", "Service.Run", "Send", 24, {"srv/transport/transport.go::Transport.Send"}, "type"),
+        # a method promoted from an embedded struct
+        ("srv/mail.go", "Service.Run", "Send", 26, {"srv/transport/transport.go::Transport.Send"}, "type"),
+        ("srv/mail.go", "Service.Run", "helper", 27, {"srv/helper.go::helper"}, "package"),
+        ("srv/mail.go", "Service.Run", "ToUpper", 28, None, None),
+        ("srv/helper.go", "helper", "Send", 5, {"srv/mail.go::Mailer.Send"}, "type"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_resolution(lang: str) -> None:
+    g = load(lang)
+    wrong = []
+    for path, caller, name, line, want, reason in CASES[lang]:
+        got, edges = targets(g, path, caller, name, line)
+        if want is None:
+            ok = not edges and any(s in g._external for s in g.sites[path] if s.line == line and s.name == name)
+        else:
+            ok = got == want and all(e.reason == reason and not e.ambiguous for e in edges)
+        if not ok:
+            wrong.append((caller, name, line, sorted(got), sorted({e.reason for e in edges})))
+    assert not wrong
+
+
+def test_unknown_receivers_keep_every_candidate_marked() -> None:
+    g = load("python")
+    got, edges = targets(g, PY, "Service.run", "send", 32)  # `unknown.send(data)`
+    assert got == {f"{PT}::Transport.send", f"{PT}::RetryingTransport.send", f"{PY}::Mailer.send"}
+    assert all(e.ambiguous and e.reason == "name" and e.confidence < 0.5 for e in edges)
+
+
+def test_type_references() -> None:
+    g = load("python")
+    refs = g.type_references(f"{PT}::Transport")
+    assert [r.enclosing for r in refs["subclassed"]] == [f"{PT}::RetryingTransport"]
+    assert {r.enclosing for r in refs["type"]} == {f"{PY}::Service.__init__"}
+    assert {e.site.caller for e in refs["instantiated"]} == {f"{PY}::Service.run"}
+
+
+def _file_rows(rel: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:
+    ex = extract(rel, text.encode(), language_for_path(rel))
+    return ([SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent, s.start_line,
+                        s.end_line, s.language) for s in ex.symbols],
+            [{f: getattr(r, f) for f in r.__slots__} for r in ex.references])
+
+
+def _snapshot(g: Graph) -> tuple[set, set, set]:
+    out = {(e.site, e.target, e.reason, e.confidence, e.ambiguous) for v in g.out_edges.values() for e in v}
+    inc = {(k, e.site, e.target) for k, v in g.in_edges.items() for e in v}
+    return out, inc, {(s, s in g._external) for s in g.unresolved}
+
+
+def _scratch(files: dict[str, str]) -> Graph:
+    symbols, refs = [], []
+    for rel, text in files.items():
+        s, r = _file_rows(rel, text)
+        symbols += s
+        refs += r
+    return Graph(symbols, refs)
+
+
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_every_edit_equals_a_rebuild(lang: str) -> None:
+    """Delete, restore and rename things in each file: the graph updated in place has
+    the edges of one built from scratch, every time."""
+    root = DATA / lang
+    files = {f.relative_to(root).as_posix(): f.read_text() for f in sorted(root.rglob("*"))
+             if f.is_file() and language_for_path(f)}
+    g = _scratch(files)
+    for rel, text in list(files.items()):
+        half = text.count("\n") // 2
+        lines = text.split("\n")
+        edits = [None, text, text.replace("send", "sendx").replace("Send", "Sendx"),
+                 "\n\n" + text,  # every call moves down
+                 "\n".join([*lines[:half], "", *lines[half:]]),  # the second half moves
+                 text.replace("Transport", "Transporter"), text.replace("Mailer", "Poster"), text]
+        for new in edits:
+            if new is None:
+                del files[rel]
+                g.replace_file(rel, [], [])
+            else:
+                files[rel] = new
+                g.replace_file(rel, *_file_rows(rel, new))
+            assert _snapshot(g) == _snapshot(_scratch(files)), (rel, new is None)
+        # a new file next to it (same package), then gone again
+        twin = rel.replace(".", "_twin.", 1) if "." in rel.rsplit("/", 1)[-1] else rel + "_twin"
+        twin = twin.rsplit("/", 1)[0] + "/" + twin.rsplit("/", 1)[-1].replace("/", "")
+        for new in (text.replace("Transport", "Link"), text, None):
+            if new is None:
+                del files[twin]
+                g.replace_file(twin, [], [])
+            else:
+                files[twin] = new
+                g.replace_file(twin, *_file_rows(twin, new))
+            assert _snapshot(g) == _snapshot(_scratch(files)), (twin, new is None)
+
+
+def test_queries_on_the_map() -> None:
+    g = load("python")
+    run = f"{PY}::Service.run"
+    down = g.downstream(run, depth=2)
+    assert down[f"{PY}::Mailer.send"] == 1 and down[f"{PT}::Transport.write"] == 2  # via helper / send
+    up = g.upstream(f"{PT}::Transport.write", depth=3, min_confidence=0.5)
+    assert up[f"{PY}::Service.run.helper"] == 1 and up[run] == 2
+    chains = g.all_chains([run], [f"{PT}::Transport.write"], max_depth=4)
+    paths = [[e.target.split("::")[1] for e in c] for c in chains]
+    assert paths[0] in (["Service.run.helper", "Transport.write"], ["Transport.send", "Transport.write"])
+    assert [len(c) for c in chains] == sorted(len(c) for c in chains) and len(paths[0]) == 2
+    assert ["Transport.send", "Transport.write"] in paths and ["Service.run.helper", "Transport.write"] in paths
+    assert g.widest_callers(1) == [(run, 10)]
+    assert g.most_called(1)[0][1] == 2
+    unused = {s.qualified_name for s in g.unused()}
+    assert "Service" in unused and "Mailer.send" not in unused and "Transport" not in unused
+
+
+def _inline(files: dict[str, str]) -> Graph:
+    return _scratch(files)
+
+
+def test_ruby_mixins_and_csharp_bases() -> None:
+    g = _inline({
+        "lib/greeting.rb": "module Greeting\n  def greet()\n    1\n  end\nend\n",
+        "lib/person.rb": "class Base\n  def send_it()\n    1\n  end\nend\n\nclass Person < Base\n"
+                         "  include Greeting\n\n  def talk()\n    greet()\n    self.send_it()\n  end\nend\n",
+        "src/Client.cs": "class Transport { public void Send() {} }\n"
+                         "class Retrying : Transport {\n  public new void Send() { base.Send(); Flush(); }\n"
+                         "  void Flush() {}\n}\n",
+    })
+    talk = {(e.site.name, e.target, e.reason) for e in g.callees("lib/person.rb::Person.talk")}
+    assert talk == {("greet", "lib/greeting.rb::Greeting.greet", "self"),
+                    ("send_it", "lib/person.rb::Base.send_it", "self")}
+    send = {(e.site.name, e.target, e.reason) for e in g.callees("src/Client.cs::Retrying.Send")}
+    assert send == {("Send", "src/Client.cs::Transport.Send", "super"),
+                    ("Flush", "src/Client.cs::Retrying.Flush", "self")}
+
+
+def test_saved_map_loads_for_its_key_only(tmp_path) -> None:  # noqa: ANN001 - pytest fixture
+    g = load("python")
+    path = tmp_path / "graph.bin"
+    g.save(path, "state-1")
+    again = Graph.load(path, "state-1")
+    assert again is not None and _snapshot(again) == _snapshot(g)
+    # it keeps working incrementally after the load
+    text = (DATA / "python" / PY).read_text().replace("def build():", "def construct():")
+    again.replace_file(PY, *_file_rows(PY, text))
+    assert f"{PY}::build" not in again.symbols
+    assert Graph.load(path, "state-2") is None
+    path.write_bytes(b"not a graph")
+    assert Graph.load(path, "state-1") is None
+    assert Graph.load(tmp_path / "missing.bin", "state-1") is None
