@@ -17,13 +17,17 @@ lines of it) are in the snippets sent. Every system is rendered and counted by
 the same code (``codeloupe.ask.assemble``, the estimate of ``ceil(chars / 3)``
 tokens), so only what is retrieved differs. No model is called.
 
-The code is the pinned releases of ``bench/eval/queries.json`` (requests, click,
-httpx), fetched and unpacked by ``bench/eval_search.py``'s code; the index roots
-live under ``bench/.cache/ask_roots/`` (seeded with eval_search's index when it
-exists, so embeddings are reused).
+The code is the pinned releases of ``bench/eval/queries.json``, fetched and
+unpacked by ``bench/eval_search.py``'s code; the index roots live under
+``bench/.cache/ask_roots/`` (seeded with eval_search's index when it exists, so
+embeddings are reused). Each question has a split: ``tune`` (requests, click,
+httpx: the questions the retrieval and its weights were chosen on) or
+``heldout`` (commander, query-core: written afterwards, never tuned on); the
+figures are reported per split as well as overall.
 
     /work/venv/bin/python bench/eval_ask.py                    # budgets 3000 and 6000
     /work/venv/bin/python bench/eval_ask.py --budgets 6000 -v  # per question, what is missing
+    /work/venv/bin/python bench/eval_ask.py --splits heldout   # only the held-out questions
 
 The JSON report goes to bench/results/eval_ask.json.
 """
@@ -53,6 +57,21 @@ RESULTS = BENCH / "results" / "eval_ask.json"
 SYSTEMS = ("ask", "ask_no_graph", "topk")
 REACHED_SHARE = 0.5
 REACHED_LINES = 40
+DEFAULT_SPLIT = "tune"
+
+
+def question_split(project: dict, q: dict) -> str:
+    """A question's own split, else its project's, else tune."""
+    return q.get("split") or project.get("split") or DEFAULT_SPLIT
+
+
+def summarize(shares: dict, tokens: dict) -> dict:
+    """{"system@budget": {...}} from per-question shares and context tokens."""
+    return {
+        f"{s}@{b}": {"needed_symbols_reached": round(sum(v) / len(v), 3),
+                     "questions_complete": f"{sum(x == 1.0 for x in v)}/{len(v)}",
+                     "mean_context_tokens": round(sum(tokens[(s, b)]) / len(tokens[(s, b)]))}
+        for (s, b), v in shares.items() if v}
 
 
 def prepare_root(project: dict, cache: Path) -> Path:
@@ -129,12 +148,18 @@ def run(args: argparse.Namespace) -> dict:
     report: dict = {"budgets": args.budgets, "systems": list(SYSTEMS), "projects": {},
                     "reached_rule": f">= {REACHED_SHARE:.0%} of a symbol's lines, or "
                                     f"{REACHED_LINES} of them", "questions": []}
+    report["splits"] = {}
+    report["split_projects"] = {}
     totals = {(s, b): [] for s in SYSTEMS for b in args.budgets}
-    complete = {(s, b): 0 for s in SYSTEMS for b in args.budgets}
     tokens = {(s, b): [] for s in SYSTEMS for b in args.budgets}
+    by_split: dict[str, tuple[dict, dict]] = {}
     seconds: list[float] = []
     for project in spec["projects"]:
         if args.projects and project["name"] not in args.projects:
+            continue
+        questions = [q for q in project["questions"]
+                     if not args.splits or question_split(project, q) in args.splits]
+        if not questions:
             continue
         meta = fetches[project["name"]]
         root = prepare_root(meta, ES.CACHE)
@@ -147,15 +172,22 @@ def run(args: argparse.Namespace) -> dict:
         per_project = {(s, b): [] for s in SYSTEMS for b in args.budgets}
         print(f"{project['name']}: {index.store.symbols.count_rows()} symbols "
               f"(index brought up to date in {index_s:.1f}s)", file=sys.stderr)
-        for q in project["questions"]:
+        per_project_split: dict[str, dict] = {}
+        for q in questions:
+            split = question_split(project, q)
+            pp_shares = per_project_split.setdefault(
+                split, {(s, b): [] for s in SYSTEMS for b in args.budgets})
+            s_shares, s_tokens = by_split.setdefault(split, (
+                {(s, b): [] for s in SYSTEMS for b in args.budgets},
+                {(s, b): [] for s in SYSTEMS for b in args.budgets}))
             gold = gold_ranges(index, q["gold"])
             t0 = time.perf_counter()
             ranked = {"ask": A.retrieve(q["q"], index, graph)}
             seconds.append(time.perf_counter() - t0)
             ranked["ask_no_graph"] = A.retrieve(q["q"], index, graph, expand=False)
             ranked["topk"] = topk_candidates(q["q"], index, graph)
-            entry: dict = {"project": project["name"], "q": q["q"], "gold": [g for g, _ in gold],
-                           "results": {}}
+            entry: dict = {"project": project["name"], "split": split, "q": q["q"],
+                           "gold": [g for g, _ in gold], "results": {}}
             for b in args.budgets:
                 for s in SYSTEMS:
                     ctx = A.assemble(ranked[s], graph, read, b)
@@ -165,25 +197,28 @@ def run(args: argparse.Namespace) -> dict:
                     share = len(hit) / len(gold)
                     totals[(s, b)].append(share)
                     per_project[(s, b)].append(share)
-                    complete[(s, b)] += share == 1.0
                     tokens[(s, b)].append(ctx.tokens)
+                    s_shares[(s, b)].append(share)
+                    pp_shares[(s, b)].append(share)
+                    s_tokens[(s, b)].append(ctx.tokens)
                     entry["results"][f"{s}@{b}"] = {
                         "share": round(share, 3), "missing": [g for g, _ in gold if g not in hit],
                         "context_tokens": ctx.tokens, "snippets": len(ctx.snippets)}
             report["questions"].append(entry)
             if args.verbose:
-                print(f"\n{q['q']}", file=sys.stderr)
+                print(f"\n[{split}] {q['q']}", file=sys.stderr)
                 for key, r in entry["results"].items():
                     miss = ", ".join(m.split("::", 1)[1] for m in r["missing"]) or "-"
                     print(f"  {key:<18} {r['share']:.2f}  missing: {miss}", file=sys.stderr)
         report["projects"][project["name"]] = {
             f"{s}@{b}": round(sum(v) / len(v), 3) for (s, b), v in per_project.items() if v}
-    n = len(report["questions"])
-    report["overall"] = {
-        f"{s}@{b}": {"needed_symbols_reached": round(sum(v) / len(v), 3),
-                     "questions_complete": f"{complete[(s, b)]}/{n}",
-                     "mean_context_tokens": round(sum(tokens[(s, b)]) / len(tokens[(s, b)]))}
-        for (s, b), v in totals.items() if v}
+        for split, shares in per_project_split.items():
+            report["split_projects"].setdefault(split, {})[project["name"]] = {
+                f"{s}@{b}": round(sum(v) / len(v), 3) for (s, b), v in shares.items() if v}
+    report["overall"] = summarize(totals, tokens)
+    for split in sorted(by_split, key=lambda x: (x != DEFAULT_SPLIT, x)):
+        report["splits"][split] = summarize(*by_split[split])
+    report["split_projects"] = {k: report["split_projects"][k] for k in report["splits"]}
     report["ask_retrieval_seconds_mean"] = round(sum(seconds) / max(1, len(seconds)), 2)
     return report
 
@@ -192,24 +227,38 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", type=int, nargs="+", default=[3000, 6000])
     parser.add_argument("--projects", nargs="*")
+    parser.add_argument("--splits", nargs="*", help="only the questions of these splits "
+                        "(tune, heldout); default all")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     report = run(args)
+    if not report["questions"]:
+        print("no questions selected", file=sys.stderr)
+        return 2
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    n = len(report["questions"])
-    print(f"\nneeded symbols in the context, {n} questions (mean share per question; "
-          "questions with every needed symbol)")
-    print(f"{'system':<14}" + "".join(f"{'budget ' + str(b):>26}" for b in args.budgets))
-    for s in SYSTEMS:
-        cells = []
-        for b in args.budgets:
-            o = report["overall"][f"{s}@{b}"]
-            cells.append(f"{o['needed_symbols_reached']:.3f} ({o['questions_complete']:>5}, "
-                         f"{o['mean_context_tokens']:>4} tok)")
-        print(f"{s:<14}" + "".join(f"{c:>26}" for c in cells))
+
+    def table(title: str, summary: dict, n: int) -> None:
+        print(f"\n{title}, {n} questions (mean share per question; "
+              "questions with every needed symbol)")
+        print(f"{'system':<14}" + "".join(f"{'budget ' + str(b):>26}" for b in args.budgets))
+        for s in SYSTEMS:
+            cells = []
+            for b in args.budgets:
+                o = summary[f"{s}@{b}"]
+                cells.append(f"{o['needed_symbols_reached']:.3f} ({o['questions_complete']:>5}, "
+                             f"{o['mean_context_tokens']:>4} tok)")
+            print(f"{s:<14}" + "".join(f"{c:>26}" for c in cells))
+
+    table("needed symbols in the context", report["overall"], len(report["questions"]))
     for name, row in report["projects"].items():
         print(f"  {name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
+    if len(report["splits"]) > 1 or set(report["splits"]) != {DEFAULT_SPLIT}:
+        for split, summary in report["splits"].items():
+            n = sum(q["split"] == split for q in report["questions"])
+            table(f"split {split}: needed symbols in the context", summary, n)
+            for name, row in report["split_projects"][split].items():
+                print(f"  {name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
     print(f"ask retrieval: {report['ask_retrieval_seconds_mean']}s per question (mean)")
     return 0
 
