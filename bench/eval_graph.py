@@ -38,7 +38,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
 from codeloupe.extract import extract  # noqa: E402
-from codeloupe.graph import CLASS_KINDS, Graph, SymbolInfo  # noqa: E402
+from codeloupe.graph import CLASS_KINDS, DEFAULT_MIN_CONFIDENCE, Graph, SymbolInfo  # noqa: E402
 from eval_search import list_files, prepare_project  # noqa: E402
 
 CACHE = HERE / ".cache"
@@ -277,8 +277,11 @@ def main(argv: list[str] | None = None) -> int:
         build = time.perf_counter() - t0
         gold_p = gold_doc["projects"].get(name, {})
         symbols = gold_p.get("symbols") or sample(graph, name, SAMPLE[language])
-        systems = {"codeloupe": codeloupe_pairs(graph), "codeloupe_confident": codeloupe_pairs(graph, 0.5),
-                   "name_matching": name_pairs(graph)}
+        # codeloupe_default: what users see by default (call hierarchy, lenses, hover,
+        # `codeloupe calls`/`path`: edges with confidence >= DEFAULT_MIN_CONFIDENCE);
+        # codeloupe_all_edges: name-match candidates too (--min-confidence 0)
+        systems = {"codeloupe_default": codeloupe_pairs(graph, DEFAULT_MIN_CONFIDENCE),
+                   "codeloupe_all_edges": codeloupe_pairs(graph), "name_matching": name_pairs(graph)}
         if language == "python" and PYRIGHT.exists():
             ls = Pyright(root)
             try:
@@ -320,9 +323,10 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"project": name, "symbols": symbols,
                               "callers": sorted(c), "callees": sorted(e)}))
     print()
+    print(f"default view: edges with confidence >= {DEFAULT_MIN_CONFIDENCE} (codeloupe_default)")
     print(f"{'project':<11} {'system':<20} {'callers P':>9} {'R':>6} {'callees P':>10} {'R':>6}")
     for name, row in report.items():
-        for sys_name in ("codeloupe", "codeloupe_confident", "name_matching", "pyright"):
+        for sys_name in ("codeloupe_default", "codeloupe_all_edges", "name_matching", "pyright"):
             if sys_name in row:
                 c, e = row[sys_name]["callers"], row[sys_name]["callees"]
                 print(f"{name:<11} {sys_name:<20} {c['precision']:>9} {c['recall']:>6} "

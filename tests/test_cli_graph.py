@@ -62,9 +62,18 @@ def test_path_and_graph(repo: Path) -> None:
     assert out.returncode == 0, out.stderr
     chains = json.loads(out.stdout)["chains"]
     lengths = [len(c) for c in chains]
-    assert lengths == sorted(lengths) == [2, 2, 3, 4]  # shortest first: via helper, via Transport.send
+    # shortest first: via helper, via Transport.send; by default no step is a name match
+    assert lengths == sorted(lengths) == [2, 2, 4]
+    assert min(step["confidence"] for c in chains for step in c) >= 0.5
     steps = {tuple(step["callee"]["qualified_name"] for step in c) for c in chains if len(c) == 2}
     assert steps == {("Service.run.helper", "Transport.write"), ("Transport.send", "Transport.write")}
+    # --min-confidence 0 follows the name-match candidates too: `sender.send()` on a value
+    # of unknown type (three methods named send) adds a chain through RetryingTransport.send
+    out = run("path", "--root", str(repo), "--json", "-q", "--min-confidence", "0", "Service.run",
+              "Transport.write")
+    chains = json.loads(out.stdout)["chains"]
+    assert [len(c) for c in chains] == [2, 2, 3, 4]
+    assert [(s["reason"], s["confidence"]) for s in chains[2]][0] == ("name", 0.1)
     out = run("graph", "--root", str(repo), "--json", "-q")
     report = json.loads(out.stdout)
     assert report["languages"]["python"]["sites"] == report["sites"] > 0
@@ -77,3 +86,44 @@ def test_errors_are_one_line_and_exit_2(repo: Path) -> None:
     assert out.stderr.strip() == "codeloupe: error: no symbol named 'nothing_named_so'"
     out = run("calls", "--root", str(repo / "missing"), "-q", "x")
     assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+def test_name_matches_are_counted_by_default_and_shown_with_min_confidence_0(repo: Path) -> None:
+    # `unknown.send(data)` (app/mail.py:32): a value of unknown type, three methods named
+    # send: name-match candidates (0.3 shared), left out of the default view but counted
+    out = run("calls", "--root", str(repo), "--json", "-q", "Transport.send")
+    obj = json.loads(out.stdout)
+    assert ("app/mail.py", 32) not in {(c["path"], c["line"]) for c in obj["callers"]}
+    assert all(c["confidence"] >= 0.5 for c in obj["callers"])
+    assert obj["low_confidence_callers"] == 1 and obj["min_confidence"] == 0.5
+    out = run("calls", "--root", str(repo), "--json", "-q", "--min-confidence", "0", "Transport.send")
+    obj = json.loads(out.stdout)
+    low = [c for c in obj["callers"] if (c["path"], c["line"]) == ("app/mail.py", 32)]
+    assert [c["confidence"] for c in low] == [0.1]
+    assert obj["low_confidence_callers"] == 0
+    out = run("calls", "--root", str(repo), "-q", "Transport.send")
+    assert "1 more call sites by name only" in out.stdout and "--min-confidence 0" in out.stdout
+
+
+def test_the_map_is_saved_beside_the_index_and_never_used_stale(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(DATA, root)
+    assert run("index", str(root), "--no-embed", "-q").returncode == 0
+    saved = root / ".codeloupe" / "callgraph.pickle"
+    assert not saved.exists()  # made by the first command that needs the map
+    first = run("calls", "--root", str(root), "--json", "-q", "Transport.write")
+    assert first.returncode == 0, first.stderr
+    assert saved.exists()
+    stamp = saved.stat().st_mtime_ns
+    again = run("calls", "--root", str(root), "--json", "-q", "Transport.write")
+    assert again.stdout == first.stdout and saved.stat().st_mtime_ns == stamp  # loaded, not rebuilt
+    # an edit: the index changes, so the saved map is not used (and is saved again)
+    mail = root / "app" / "mail.py"
+    mail.write_text(mail.read_text() + "\n\ndef late(t: tr.Transport) -> None:\n    t.write(1)\n")
+    edited = json.loads(run("calls", "--root", str(root), "--json", "-q", "Transport.write").stdout)
+    assert "late" in {c["caller"]["qualified_name"] for c in edited["callers"]}
+    assert saved.stat().st_mtime_ns != stamp
+    # a file not signed with this user's key (copied from elsewhere) is never unpickled
+    saved.write_bytes(b"codeloupe-graph\n" + b"\0" * 32 + b"not a pickle")
+    out = run("calls", "--root", str(root), "--json", "-q", "Transport.write")
+    assert json.loads(out.stdout) == edited

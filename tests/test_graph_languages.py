@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeloupe.extract import extract
-from codeloupe.graph import Graph, SymbolInfo
+from codeloupe.graph import DEFAULT_MIN_CONFIDENCE, Graph, SymbolInfo
 from codeloupe.languages import language_for_path
 
 DATA = Path(__file__).parent / "data" / "graph"
@@ -274,3 +274,21 @@ def test_saved_map_loads_for_its_key_only(tmp_path) -> None:  # noqa: ANN001 - p
     path.write_bytes(b"not a graph")
     assert Graph.load(path, "state-1") is None
     assert Graph.load(tmp_path / "missing.bin", "state-1") is None
+
+
+def test_name_matches_are_kept_counted_and_left_out_of_the_default_view() -> None:
+    g = load("python")
+    # `unknown.send(data)`: a value of unknown type; three methods named send
+    send = "app/net/transport.py::Transport.send"
+    low = [e for e in g.callers(send) if (e.site.path, e.site.line) == (PY, 32)]
+    assert [(e.reason, e.confidence, e.ambiguous) for e in low] == [("name", 0.1, True)]
+    assert all(e.confidence >= DEFAULT_MIN_CONFIDENCE for e in g.callers(send, DEFAULT_MIN_CONFIDENCE))
+    assert (PY, 32) not in {(e.site.path, e.site.line) for e in g.callers(send, DEFAULT_MIN_CONFIDENCE)}
+    sites, callers = g.below(send, DEFAULT_MIN_CONFIDENCE)
+    assert sites == 1 and callers == 0  # Service.run calls it by type too: a caller shown already
+    # the same edges through every view: callers/callees, in/out edges, site edges
+    site = low[0].site
+    assert {e.target for e in g.site_edges[site]} == {e.target for e in g.callees(site.caller) if e.site == site}
+    assert {(e.site, e.target) for e in g.in_edges[send]} == {(e.site, e.target) for e in g.callers(send)}
+    assert g.stats()["edges"] == sum(len(v) for v in g.out_edges.values()) == sum(
+        len(v) for v in g.in_edges.values()) == sum(len(v) for v in g.site_edges.values())

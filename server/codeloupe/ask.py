@@ -753,7 +753,7 @@ def build_context(
 ) -> Context:
     if not question.strip():
         raise AskError("the question is empty")
-    graph = graph if graph is not None else Graph.from_store(index.store)
+    graph = graph if graph is not None else Graph.for_store(index.store)
     read = read_lines or _disk_reader(index.root)
     if reranker is None and settings.reranker:
         reranker = load_reranker(settings.reranker)

@@ -34,11 +34,14 @@ facts (definitions, bases, imports, attribute and return types) changed there.
 from __future__ import annotations
 
 import gc
+import hashlib
+import hmac
+import logging
 import os
 import pickle
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -75,13 +78,22 @@ _SEQUENCE_COPY = re.compile(r"^(list|tuple|sorted|reversed|set|frozenset|iter)\(
 _SAME_SEQUENCE = frozenset({"filter", "slice", "concat", "sort", "reverse", "toSorted", "toReversed",
                             "copy", "splice"})
 _ONE_ELEMENT = frozenset({"find", "findLast", "pop", "shift", "at", "get"})
-GRAPH_FORMAT = 1  # of Graph.save files
+GRAPH_FORMAT = 2  # of Graph.save files
+_MAGIC = b"codeloupe-graph\n"
+GRAPH_FILE = "callgraph.pickle"  # in the index folder: the map Graph.for_store saves
+log = logging.getLogger("codeloupe.graph")
 _MAX_DEPTH = 24
 _MAX_ACTIVE = 48  # nested remembered lookups
 
 # confidences per step
 CONF = {"local": 0.95, "self": 0.95, "super": 0.95, "import": 0.9, "type": 0.9, "package": 0.85,
         "constructor": 0.95, "subclass": 0.6, "unique": 0.6, "name": 0.3}
+# What users see by default (call hierarchy, code lens and hover counts, ``codeloupe calls``
+# and ``path``, ``codeloupe.server.callChain``): edges found by scope, self/super, imports,
+# types or a unique method name. Name-match candidates (``name``: 0.3 or less) stay in the
+# graph, are counted apart, and are shown with a minimum of 0 (bench/eval_graph.py: at
+# >= 0.5 precision 0.98-1.0, recall 0.91-1.0; over every edge precision 0.55-0.89).
+DEFAULT_MIN_CONFIDENCE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,12 +202,20 @@ class Graph:
         self.dirs: dict[str, list[str]] = defaultdict(list)  # folder → paths
         self.facts: dict[str, _Facts] = {}
         self.subclasses: dict[str, set[str]] = defaultdict(set)  # base name → class ids naming it
-        # caller / target id → its edges (insertion-ordered dicts used as sets: an edit
-        # takes a site's edges out of a popular target's bucket in O(1))
-        self.out_edges: dict[str, dict[Edge, None]] = defaultdict(dict)
-        self.in_edges: dict[str, dict[Edge, None]] = defaultdict(dict)
+        # caller / target id → its edges found by a precise step (insertion-ordered dicts
+        # used as sets: an edit takes a site's edges out of a popular target's bucket in
+        # O(1)); ``out_edges`` / ``in_edges`` / ``site_edges`` add the name matches
+        self._out: dict[str, dict[Edge, None]] = defaultdict(dict)
+        self._in: dict[str, dict[Edge, None]] = defaultdict(dict)
         self.sites: dict[str, list[CallSite]] = defaultdict(list)  # path → its call sites
-        self.site_edges: dict[CallSite, list[Edge]] = {}
+        self._site_edges: dict[CallSite, list[Edge]] = {}
+        # sites resolved by name only (most edges of a large repository: a call of `get`
+        # has a candidate in every class defining one): kept compactly, one entry per
+        # site holding its (shared, remembered) candidates; their edges are made when
+        # asked for, so an edit re-links such a site without building an edge per candidate
+        self._named: dict[CallSite, tuple[tuple[str, str, float, bool], ...]] = {}
+        self._named_by_name: dict[str, dict[CallSite, None]] = defaultdict(dict)
+        self._named_by_caller: dict[str, dict[CallSite, None]] = defaultdict(dict)
         # a site's resolution: its memo key (the entry knows the names it read), or
         # the names themselves when the result could not be remembered
         self.site_deps: dict[CallSite, tuple | frozenset[str]] = {}
@@ -208,6 +228,9 @@ class Graph:
         self._active: set[tuple] = set()
         self._scratch: dict[tuple, tuple[object, frozenset[str]]] = {}
         self._tainted = False
+        # the last digest of each edited file (what others see of it): the next edit of
+        # that file starts from it instead of computing it again (it reads only the file)
+        self._digests: dict[str, dict[str, frozenset]] = {}
         self._depth = 0
         by_path: dict[str, list[dict]] = defaultdict(list)
         for s in symbols:
@@ -220,6 +243,43 @@ class Graph:
             for r in rows:
                 if r["kind"] == "call":
                     self._add_site(_site(r))
+
+    @property
+    def out_edges(self) -> Mapping[str, dict[Edge, None]]:
+        """Caller id → its edges (name matches included; read-only)."""
+        return _OutEdges(self)
+
+    @property
+    def in_edges(self) -> Mapping[str, dict[Edge, None]]:
+        """Target id → the edges into it (name matches included; read-only)."""
+        return _InEdges(self)
+
+    @property
+    def site_edges(self) -> Mapping[CallSite, list[Edge]]:
+        """Call site → its edges, empty for a site with none (read-only)."""
+        return _SiteEdges(self)
+
+    def _edges_in(self, target: str) -> Iterator[Edge]:
+        yield from self._in.get(target, ())
+        sym = self.symbols.get(target)
+        named = self._named_by_name.get(sym.name) if sym is not None else None
+        if not named:
+            return
+        hit: dict[int, tuple[str, str, float, bool] | None] = {}  # by candidates tuple: sites share them
+        for site in named:
+            found = self._named[site]
+            key = id(found)
+            if key not in hit:
+                hit[key] = next((t for t in found if t[0] == target), None)
+            t = hit[key]
+            if t is not None:
+                yield Edge(site, *t)
+
+    def _edges_out(self, caller: str) -> Iterator[Edge]:
+        yield from self._out.get(caller, ())
+        for site in self._named_by_caller.get(caller, ()):
+            for t in self._named[site]:
+                yield Edge(site, *t)
 
     @property
     def unresolved(self) -> list[CallSite]:
@@ -395,7 +455,7 @@ class Graph:
         return {k: frozenset(v) for k, v in out.items()}
 
     def _add_site(self, site: CallSite) -> None:
-        if site in self.site_edges:
+        if site in self._site_edges or site in self._named:
             return  # the same call matched twice
         self.sites[site.path].append(site)
         self._link(site)
@@ -410,7 +470,6 @@ class Graph:
             found, external = self._memoized(key, lambda: self._resolve_targets(site))  # type: ignore[misc]
         finally:
             deps, self._deps = self._deps, outer
-        edges = [Edge(site, *t) for t in found]
         if key in self._memo.values:  # the memo entry carries the names it read
             self.sites_by_key.setdefault(key, {})[site] = None
             self.site_deps[site] = key
@@ -419,14 +478,20 @@ class Graph:
             self.site_deps[site] = frozenset(deps)
             for dep in deps:
                 self.sites_by_dep[dep][site] = None
-        self.site_edges[site] = edges
+        if found and found[0][1] == "name":  # by name only (every candidate is): compactly
+            self._named[site] = found
+            self._named_by_name[site.name][site] = None
+            self._named_by_caller[site.caller][site] = None
+            return
+        edges = [Edge(site, *t) for t in found]
+        self._site_edges[site] = edges
         if not edges:
             self._unresolved[site] = None
             if external:
                 self._external[site] = None
         for edge in edges:
-            self.out_edges[site.caller][edge] = None
-            self.in_edges[edge.target][edge] = None
+            self._out[site.caller][edge] = None
+            self._in[edge.target][edge] = None
 
     def _unlink(self, sites: list[CallSite]) -> None:
         """Take these sites' edges out."""
@@ -446,8 +511,16 @@ class Graph:
                     bucket.pop(site, None)
                     if not bucket:
                         del self.sites_by_dep[dep]
-            for edge in self.site_edges.pop(site, []):
-                for edges, key in ((self.out_edges, site.caller), (self.in_edges, edge.target)):
+            if self._named.pop(site, None) is not None:
+                for index, key in ((self._named_by_name, site.name), (self._named_by_caller, site.caller)):
+                    bucket = index.get(key)
+                    if bucket is not None:
+                        bucket.pop(site, None)
+                        if not bucket:
+                            del index[key]
+                continue
+            for edge in self._site_edges.pop(site, []):
+                for edges, key in ((self._out, site.caller), (self._in, edge.target)):
                     bucket = edges.get(key)
                     if bucket is not None:
                         bucket.pop(edge, None)
@@ -461,7 +534,9 @@ class Graph:
         place in the same symbol, keeps its edges unless its resolution read a name
         whose facts changed, and so does every site elsewhere. Same edges as building
         the graph again from scratch (tests/test_graph*.py)."""
-        before = self._digest(path)
+        before = self._digests.pop(path, None)
+        if before is None:
+            before = self._digest(path)
         own = self.sites.pop(path, [])
         new_sites = list(dict.fromkeys(_site(r) for r in refs if r["kind"] == "call"))
         now = set(new_sites)
@@ -473,6 +548,8 @@ class Graph:
             self._add_symbol(s)
         self._add_facts(path, refs)
         after = self._digest(path)
+        if symbols or refs:
+            self._digests[path] = after
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
         dropped = self._memo.drop(changed)
         others = {site: None for key in dropped if key[0] == "site" for site in self.sites_by_key.get(key, {})}
@@ -486,6 +563,29 @@ class Graph:
                 self._link(site)
         if not new_sites:
             del self.sites[path]
+
+    @classmethod
+    def for_store(cls, store) -> Graph:  # noqa: ANN001 - codeloupe.store.Store
+        """The map of an index: the one saved beside it (``GRAPH_FILE``) when it was
+        built from the index as it is now, else built from the store and saved there
+        for the next start. The key is ``store_key``: every write of a file's symbols
+        and references changes it, so a stale map is never used. An index that is not a
+        local folder is not saved beside; a map that cannot be written is only a note."""
+        folder = _local_folder(store)
+        if folder is None:
+            return cls.from_store(store)
+        target = folder / GRAPH_FILE
+        key = store_key(store)
+        graph = cls.load(target, key)
+        if graph is not None:
+            return graph
+        graph = cls.from_store(store)
+        if store_key(store) == key:  # no index run wrote while the map was built
+            try:
+                graph.save(target, key)
+            except OSError as exc:
+                log.info("codeloupe: cannot save the call graph to %s: %s", target, exc)
+        return graph
 
     @classmethod
     def from_store(cls, store) -> Graph:  # noqa: ANN001 - codeloupe.store.Store
@@ -502,28 +602,43 @@ class Graph:
         """Write the resolved map (edges, facts, remembered lookups) next to the index,
         so a warm start loads it instead of resolving every call again (stdlib: load
         0.8 s against 3.4 s to resolve, bench/bench_graph.py). ``key`` names the
-        state it was built from (e.g. a hash of every file's content hash); ``load``
-        with another key answers None. Written to a temporary file, then renamed."""
+        state it was built from (``store_key``); ``load`` with another key answers
+        None. Signed with this user's secret (``load`` unpickles only what it
+        verifies: an index folder may come from elsewhere); written to a temporary
+        file, then renamed. OSError when it cannot be written (nor the secret made)."""
+        secret = _secret()
+        if secret is None:
+            raise OSError("no codeloupe secret to sign the call graph with")
+        payload = pickle.dumps((GRAPH_FORMAT, __version__, key, self), protocol=5)
         target = Path(path)
-        tmp = target.with_name(target.name + ".partial")
-        with tmp.open("wb") as fh:
-            pickle.dump((GRAPH_FORMAT, __version__, key, self), fh, protocol=5)
-        os.replace(tmp, target)
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.partial")  # two writers: one wins whole
+        try:
+            with tmp.open("wb") as fh:
+                fh.write(_MAGIC + hmac.digest(secret, payload, "sha256"))
+                fh.write(payload)
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], key: str) -> Graph | None:
         """The map ``save`` wrote for this ``key``; None when there is none, it was
-        built from another state or another version, or it cannot be read (derived
-        data: the caller builds it again). Only for files this program wrote."""
+        built from another state or another version, its signature is not this user's,
+        or it cannot be read (derived data: the caller builds it again)."""
         try:
             data = Path(path).read_bytes()
         except OSError:
             return None
+        secret = _secret()
+        head = len(_MAGIC) + 32
+        if secret is None or not data.startswith(_MAGIC) or not hmac.compare_digest(
+                data[len(_MAGIC):head], hmac.digest(secret, memoryview(data)[head:], "sha256")):
+            return None
         enabled = gc.isenabled()
         gc.disable()  # a million new objects: the cyclic GC would walk them again and again
         try:
-            fmt, version, stored_key, graph = pickle.loads(data)  # noqa: S301 - our own file
-        except Exception:  # noqa: BLE001 - a damaged or foreign file: build again
+            fmt, version, stored_key, graph = pickle.loads(memoryview(data)[head:])  # noqa: S301 - signed by us
+        except Exception:  # noqa: BLE001 - a damaged file: build again
             return None
         finally:
             if enabled:
@@ -1394,30 +1509,50 @@ class Graph:
 
     # --- queries -----------------------------------------------------------------------
 
-    def callers(self, symbol_id: str) -> list[Edge]:
-        return sorted(self.in_edges.get(symbol_id, []), key=lambda e: (e.site.path, e.site.line, e.site.col))
+    def callers(self, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+        """The edges into a symbol with at least this confidence, by place."""
+        return sorted((e for e in self._edges_in(symbol_id) if e.confidence >= min_confidence),
+                      key=lambda e: (e.site.path, e.site.line, e.site.col))
 
-    def callees(self, symbol_id: str) -> list[Edge]:
-        return sorted(self.out_edges.get(symbol_id, []), key=lambda e: (e.site.line, e.site.col))
+    def callees(self, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+        """The edges out of a symbol with at least this confidence, by place."""
+        return sorted((e for e in self._edges_out(symbol_id) if e.confidence >= min_confidence),
+                      key=lambda e: (e.site.line, e.site.col))
+
+    def below(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
+        """What a view at ``min_confidence`` leaves out around a symbol: (call sites below
+        it, calling symbols, or called ones when not ``incoming``, reached only below it)."""
+        edges = self._edges_in(symbol_id) if incoming else self._edges_out(symbol_id)
+        shown: set[str] = set()
+        hidden: set[str] = set()
+        sites = 0
+        for e in edges:
+            other = e.site.caller if incoming else e.target
+            if e.confidence >= min_confidence:
+                shown.add(other)
+            else:
+                sites += 1
+                hidden.add(other)
+        return sites, len(hidden - shown)
 
     def upstream(self, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
         """Every symbol that reaches this one through calls, within ``depth`` calls:
         symbol id → distance."""
-        return self._reach(symbol_id, depth, min_confidence, self.in_edges, lambda e: e.site.caller)
+        return self._reach(symbol_id, depth, min_confidence, self._edges_in, lambda e: e.site.caller)
 
     def downstream(self, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
         """Every symbol this one reaches through calls, within ``depth``."""
-        return self._reach(symbol_id, depth, min_confidence, self.out_edges, lambda e: e.target)
+        return self._reach(symbol_id, depth, min_confidence, self._edges_out, lambda e: e.target)
 
     @staticmethod
-    def _reach(start: str, depth: int, min_confidence: float, edges: dict[str, dict[Edge, None]],
+    def _reach(start: str, depth: int, min_confidence: float, edges: Callable[[str], Iterable[Edge]],
                step: Callable[[Edge], str]) -> dict[str, int]:
         dist = {start: 0}
         frontier = [start]
         for d in range(1, depth + 1):
             nxt = []
             for node in frontier:
-                for e in edges.get(node, ()):
+                for e in edges(node):
                     if e.confidence < min_confidence:
                         continue
                     other = step(e)
@@ -1429,10 +1564,11 @@ class Graph:
         return dist
 
     def call_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
-                    limit: int = 10) -> list[list[Edge]]:
+                    limit: int = 10, min_confidence: float = 0.0) -> list[list[Edge]]:
         """The shortest call chains from any of ``sources`` to any of ``targets``
-        (breadth first over callees, at most ``max_depth`` calls long), each a list of
-        edges; at most ``limit`` chains, all of the shortest length found."""
+        (breadth first over callees with at least ``min_confidence``, at most
+        ``max_depth`` calls long), each a list of edges; at most ``limit`` chains, all of
+        the shortest length found."""
         goal = set(targets)
         parents: dict[str, list[Edge]] = {s: [] for s in sources}
         frontier = list(dict.fromkeys(sources))
@@ -1442,7 +1578,7 @@ class Graph:
             depth += 1
             layer: dict[str, list[Edge]] = {}
             for caller in frontier:
-                for edge in self.callees(caller):
+                for edge in self.callees(caller, min_confidence):
                     if edge.target in parents:
                         continue
                     layer.setdefault(edge.target, []).append(edge)
@@ -1465,10 +1601,10 @@ class Graph:
         return [c for c in chains if c]
 
     def all_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
-                   limit: int = 50) -> list[list[Edge]]:
+                   limit: int = 50, min_confidence: float = 0.0) -> list[list[Edge]]:
         """Every call chain (no symbol twice) from ``sources`` to ``targets`` of at most
-        ``max_depth`` calls, shortest first; one edge per caller → callee step (the
-        first call site)."""
+        ``max_depth`` calls with at least ``min_confidence`` each, shortest first; one
+        edge per caller → callee step (the first call site)."""
         goal = set(targets)
         # distance to a target, over callers: prunes walks that cannot arrive in time
         to_goal = {t: 0 for t in goal}
@@ -1476,8 +1612,8 @@ class Graph:
         for d in range(1, max_depth + 1):
             nxt = []
             for node in frontier:
-                for e in self.in_edges.get(node, ()):
-                    if e.site.caller not in to_goal:
+                for e in self._edges_in(node):
+                    if e.confidence >= min_confidence and e.site.caller not in to_goal:
                         to_goal[e.site.caller] = d
                         nxt.append(e.site.caller)
             frontier = nxt
@@ -1491,7 +1627,7 @@ class Graph:
                 return
             left = max_depth - len(path)
             steps: dict[str, Edge] = {}
-            for e in self.callees(node):
+            for e in self.callees(node, min_confidence):
                 if e.target not in steps:
                     steps[e.target] = e
             for target, e in steps.items():
@@ -1526,6 +1662,7 @@ class Graph:
         names as a type (dunder methods, constructors and entry points left out: the
         language or the outside world calls them)."""
         named = {r.name for facts in self.facts.values() for r in facts.type_refs}
+        called = set(self._in) | {t[0] for found in self._named.values() for t in found}
         out = []
         for s in self.symbols.values():
             if s.kind == "module" or s.kind not in CALLABLE_KINDS or s.kind == "impl":
@@ -1534,7 +1671,7 @@ class Graph:
                 continue
             if s.name in ("main", "constructor", "init", "setUp", "tearDown") or s.name.startswith("test"):
                 continue
-            if s.id in self.in_edges:
+            if s.id in called:
                 continue
             if s.kind in CLASS_KINDS and s.name in named:
                 continue
@@ -1559,32 +1696,185 @@ class Graph:
                     out["subclassed" if r.kind == "base" else "type"].append(r)
         return out
 
+    def _site_edges_items(self) -> Iterator[tuple[CallSite, list[tuple[str, str, float, bool]]]]:
+        """Every site with its edges as (target, reason, confidence, ambiguous)."""
+        for site, edges in self._site_edges.items():
+            yield site, [(e.target, e.reason, e.confidence, e.ambiguous) for e in edges]
+        yield from ((site, list(found)) for site, found in self._named.items())
+
     def stats(self) -> dict[str, object]:
-        edges = sum(len(v) for v in self.out_edges.values())
-        ambiguous = sum(1 for v in self.out_edges.values() for e in v if e.ambiguous)
         reasons: dict[str, int] = defaultdict(int)
-        for v in self.out_edges.values():
+        ambiguous = 0
+        for v in self._out.values():
             for e in v:
                 reasons[e.reason] += 1
+                ambiguous += e.ambiguous
+        for found in self._named.values():
+            reasons["name"] += len(found)
+            ambiguous += sum(1 for t in found if t[3])
+        edges = sum(reasons.values())
         languages: dict[str, dict[str, int]] = {}
-        for site, site_edges in self.site_edges.items():
+        for site, site_edges in self._site_edges_items():
             lang = self.file_lang.get(site.path, "")
             row = languages.setdefault(lang, {"sites": 0, "resolved": 0, "ambiguous": 0,
                                               "by_name": 0, "external": 0, "unresolved": 0})
             row["sites"] += 1
             if site_edges:
                 row["resolved"] += 1
-                if any(e.ambiguous for e in site_edges):
+                if any(e[3] for e in site_edges):
                     row["ambiguous"] += 1
-                if site_edges[0].reason == "name":
+                if site_edges[0][1] == "name":
                     row["by_name"] += 1
             elif site in self._external:
                 row["external"] += 1
             else:
                 row["unresolved"] += 1
         return {"edges": edges, "ambiguous": ambiguous, "unresolved": len(self._unresolved),
-                "external": len(self._external), "sites": len(self.site_edges),
+                "external": len(self._external), "sites": len(self._site_edges) + len(self._named),
                 "reasons": dict(sorted(reasons.items())), "languages": dict(sorted(languages.items()))}
+
+
+class _OutEdges(Mapping):
+    """``Graph.out_edges``: caller id → {edge: None}, name matches made on demand."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._g = graph
+
+    def __getitem__(self, caller: str) -> dict[Edge, None]:
+        edges = dict.fromkeys(self._g._edges_out(caller))
+        if not edges:
+            raise KeyError(caller)
+        return edges
+
+    def __iter__(self) -> Iterator[str]:
+        g = self._g
+        yield from g._out
+        yield from (c for c in g._named_by_caller if c not in g._out)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, caller: object) -> bool:
+        return caller in self._g._out or caller in self._g._named_by_caller
+
+
+class _InEdges(Mapping):
+    """``Graph.in_edges``: target id → {edge: None}, name matches made on demand."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._g = graph
+
+    def __getitem__(self, target: str) -> dict[Edge, None]:
+        edges = dict.fromkeys(self._g._edges_in(target))
+        if not edges:
+            raise KeyError(target)
+        return edges
+
+    def _all(self) -> dict[str, dict[Edge, None]]:
+        g = self._g
+        out: dict[str, dict[Edge, None]] = {t: dict(v) for t, v in g._in.items()}
+        for site, found in g._named.items():
+            for t in found:
+                out.setdefault(t[0], {})[Edge(site, *t)] = None
+        return out
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, target: object) -> bool:
+        return any(True for _ in self._g._edges_in(target)) if isinstance(target, str) else False
+
+    def items(self):  # noqa: ANN201 - one pass over the name matches, not one per target
+        return self._all().items()
+
+    def values(self):  # noqa: ANN201
+        return self._all().values()
+
+
+class _SiteEdges(Mapping):
+    """``Graph.site_edges``: call site → its edges (empty: none), name matches made on demand."""
+
+    def __init__(self, graph: Graph) -> None:
+        self._g = graph
+
+    def __getitem__(self, site: CallSite) -> list[Edge]:
+        found = self._g._named.get(site)
+        if found is not None:
+            return [Edge(site, *t) for t in found]
+        return self._g._site_edges[site]
+
+    def __iter__(self) -> Iterator[CallSite]:
+        yield from self._g._site_edges
+        yield from self._g._named
+
+    def __len__(self) -> int:
+        return len(self._g._site_edges) + len(self._g._named)
+
+    def __contains__(self, site: object) -> bool:
+        return site in self._g._site_edges or site in self._g._named
+
+
+def store_key(store) -> str:  # noqa: ANN001 - codeloupe.store.Store
+    """The state of an index that its map is built from: a digest of its files table
+    (path, content hash and when each file was indexed) and of when the index was
+    created. Writing a file's symbols and references deletes its files row first and
+    adds it back last (``Store.replace_files``), so any write, even one cut short,
+    changes the key; a rebuilt index has a new creation time."""
+    table = store.files.to_arrow().select(["path", "hash", "indexed_at"])
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(str(getattr(store, "_meta", {}).get("created", "")).encode())
+    rows = sorted(zip(*(table.column(c).to_pylist() for c in ("path", "hash", "indexed_at")), strict=True))
+    for path, content, when in rows:
+        digest.update(f"\0{path}\0{content}\0{when!r}".encode())
+    return digest.hexdigest()
+
+
+def _secret() -> bytes | None:
+    """This user's key for signing saved maps (``$CODELOUPE_SECRET_DIR``, else
+    ``$XDG_CACHE_HOME/codeloupe``, else ``~/.cache/codeloupe``: ``graph.key``, made
+    once, readable by the user only); None when it cannot be read or made."""
+    base = os.environ.get("CODELOUPE_SECRET_DIR")
+    if base:
+        folder = Path(base)
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME")
+        folder = (Path(cache) if cache else Path.home() / ".cache") / "codeloupe"
+    path = folder / "graph.key"
+    try:
+        data = path.read_bytes()
+        if len(data) >= 32:
+            return data
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f"graph.key.{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(os.urandom(32))
+        try:
+            os.link(tmp, path)  # the first writer's key wins; others read it
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
+        data = path.read_bytes()
+        return data if len(data) >= 32 else None
+    except OSError:
+        return None
+
+
+def _local_folder(store) -> Path | None:  # noqa: ANN001 - codeloupe.store.Store
+    uri = getattr(store, "uri", "")
+    if not isinstance(uri, str) or ("://" in uri and not uri.startswith("file://")):
+        return None
+    folder = Path(uri.removeprefix("file://"))
+    return folder if folder.is_dir() else None
 
 
 def _local_key(scope: str, name: str) -> str:

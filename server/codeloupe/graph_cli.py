@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Iterable
 
-from .graph import Edge, Graph, SymbolInfo
+from .graph import DEFAULT_MIN_CONFIDENCE, Edge, Graph, SymbolInfo
 
 
 def _print(text: str) -> None:
@@ -34,7 +34,7 @@ def load_graph(args: argparse.Namespace) -> Graph:
                     index.sync_files(progress)  # type: ignore[arg-type]
             else:
                 _note("another codeloupe process is indexing this folder; answering from the index as it is")
-    return Graph.from_store(index.store)
+    return Graph.for_store(index.store)  # the saved map when the index has not changed since
 
 
 def find_symbols(graph: Graph, target: str) -> list[SymbolInfo]:
@@ -77,16 +77,15 @@ def _caller_ref(graph: Graph, symbol_id: str) -> dict[str, object]:
     return {"qualified_name": s.qualified_name, "path": s.path, "start_line": s.start_line}
 
 
-def callers_of(graph: Graph, sym: SymbolInfo, depth: int, min_confidence: float = 0.0) -> list[dict[str, object]]:
+def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
+               min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     frontier = [sym.id]
     seen = {sym.id}
     for level in range(1, depth + 1):
         nxt = []
         for node in frontier:
-            for e in graph.callers(node):
-                if e.confidence < min_confidence:
-                    continue
+            for e in graph.callers(node, min_confidence):
                 row: dict[str, object] = {"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
                                           "caller": _caller_ref(graph, e.site.caller),
                                           "confidence": e.confidence}
@@ -100,7 +99,8 @@ def callers_of(graph: Graph, sym: SymbolInfo, depth: int, min_confidence: float 
     return out
 
 
-def callees_of(graph: Graph, sym: SymbolInfo, depth: int, min_confidence: float = 0.0) -> list[dict[str, object]]:
+def callees_of(graph: Graph, sym: SymbolInfo, depth: int,
+               min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     frontier = [sym.id]
     seen = {sym.id}
@@ -108,9 +108,7 @@ def callees_of(graph: Graph, sym: SymbolInfo, depth: int, min_confidence: float 
         nxt = []
         for node in frontier:
             grouped: dict[str, list[Edge]] = {}
-            for e in graph.callees(node):
-                if e.confidence < min_confidence:
-                    continue
+            for e in graph.callees(node, min_confidence):
                 grouped.setdefault(e.target, []).append(e)
             for target, edges in grouped.items():
                 ref = _caller_ref(graph, target)
@@ -164,8 +162,12 @@ def cmd_calls(args: argparse.Namespace) -> int:
             obj: dict[str, object] = {"target": target, "symbol": _symbol(sym)}
             if want_callers:
                 obj["callers"] = callers_of(graph, sym, args.depth, args.min_confidence)
+                # call sites into the symbol left out below --min-confidence (name matches)
+                obj["low_confidence_callers"] = graph.below(sym.id, args.min_confidence)[0]
             if want_callees:
                 obj["callees"] = callees_of(graph, sym, args.depth, args.min_confidence)
+                obj["low_confidence_callees"] = graph.below(sym.id, args.min_confidence, incoming=False)[0]
+            obj["min_confidence"] = args.min_confidence
             if as_json:
                 _print(json.dumps(obj))
             else:
@@ -179,13 +181,18 @@ def cmd_calls(args: argparse.Namespace) -> int:
 def _print_calls(obj: dict) -> None:
     s = obj["symbol"]
     _print(f"{s['qualified_name']} ({s['kind']}) {s['path']}:{s['start_line']}")
+    hidden = f" below confidence {obj['min_confidence']}, shown with --min-confidence 0"
     if "callers" in obj:
-        _print(f"  callers ({len(obj['callers'])}):")
+        more = obj["low_confidence_callers"]
+        _print(f"  callers ({len(obj['callers'])}" + (f"; {more} more call sites by name only{hidden}"
+                                                      if more else "") + "):")
         for c in obj["callers"]:
             _print(f"    {c['path']}:{c['line']}:{c['column']}  in {c['caller']['qualified_name']}"
                   f"  [{c['confidence']}]")
     if "callees" in obj:
-        _print(f"  callees ({len(obj['callees'])}):")
+        more = obj["low_confidence_callees"]
+        _print(f"  callees ({len(obj['callees'])}" + (f"; {more} more edges by name only{hidden}"
+                                                      if more else "") + "):")
         for c in obj["callees"]:
             where = ", ".join(f"{x['line']}" for x in c["call_sites"])
             _print(f"    {c['qualified_name']}  {c['path']}:{c['start_line']}  (line {where})"
@@ -203,16 +210,18 @@ def cmd_path(args: argparse.Namespace) -> int:
         except TargetError as exc:
             raise CliError(f"{label}: {exc}") from None
     chains = graph.all_chains([s.id for s in ends["from"]], [s.id for s in ends["to"]],
-                              max_depth=args.depth, limit=args.limit)
+                              max_depth=args.depth, limit=args.limit, min_confidence=args.min_confidence)
     rows = [[{"caller": _caller_ref(graph, e.site.caller), "callee": _caller_ref(graph, e.target),
               "path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
               "reason": e.reason, "confidence": e.confidence} for e in chain] for chain in chains]
     if args.json:
         _print(json.dumps({"from": [_symbol(s) for s in ends["from"]], "to": [_symbol(s) for s in ends["to"]],
-                          "chains": rows}))
+                          "chains": rows, "min_confidence": args.min_confidence}))
         return 0
     if not rows:
-        _print(f"no call chain of at most {args.depth} calls")
+        note = (f" with confidence >= {args.min_confidence} (--min-confidence 0 follows name matches too)"
+                if args.min_confidence > 0 else "")
+        _print(f"no call chain of at most {args.depth} calls{note}")
         return 0
     for i, chain in enumerate(rows, 1):
         names = [chain[0]["caller"]["qualified_name"], *(step["callee"]["qualified_name"] for step in chain)]
@@ -261,9 +270,10 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     which.add_argument("--callees", action="store_true", help="what it calls")
     which.add_argument("--both", action="store_true")
     p.add_argument("--depth", type=int, default=1, help="transitive, this many calls away")
-    p.add_argument("--min-confidence", type=float, default=0.0,
-                   help="leave out edges below this confidence (0.5: only calls resolved by scope, "
-                   "imports, self/super or types; name matches are 0.3 or less)")
+    p.add_argument("--min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
+                   help=f"leave out edges below this confidence (default {DEFAULT_MIN_CONFIDENCE}: calls "
+                   "resolved by scope, imports, self/super, types or a unique method name; name matches "
+                   "are 0.3 or less and only counted; 0 shows them)")
     p.add_argument("--json", action="store_true", help="one JSON object per symbol")
     p.add_argument("--no-update", action="store_true", help="do not update the index first")
     p.set_defaults(func=cmd_calls)
@@ -274,6 +284,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     p.add_argument("--root", default=".")
     p.add_argument("--depth", type=int, default=6, help="at most this many calls long")
     p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
+                   help=f"follow only edges with at least this confidence (default {DEFAULT_MIN_CONFIDENCE}; "
+                   "0 follows name matches too)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-update", action="store_true", help="do not update the index first")
     p.set_defaults(func=cmd_path)
