@@ -10,7 +10,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from .lsp_support import SERVER, command, copy_repo, start, stop
+from .lsp_support import SERVER, command, copy_repo, start, stop, utf16
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -118,3 +118,14 @@ async def test_call_chain(client: LanguageClient) -> None:
     assert back["chains"] == []
     with pytest.raises(JsonRpcException, match="'to': no symbol 'nowhere'"):
         await command(client, "codeloupe.server.callChain", {"from": "checkout", "to": "nowhere"})
+
+
+async def test_call_chain_columns_count_utf16_units(client: LanguageClient, repo: Path) -> None:
+    """`col` is a wire column like any LSP position: 😀 before the call counts two."""
+    result = await command(client, "codeloupe.server.callChain", {"from": "greet", "to": "shout"})
+    [[step]] = result["chains"]
+    assert (step["path"], step["callee"]) == ("src/shop/text.py", "src/shop/text.py::shout")
+    line = (repo / "src/shop/text.py").read_text(encoding="utf-8").splitlines()[step["line"] - 1]
+    before = line[:line.index("shout(")]
+    assert "😀" in before
+    assert step["col"] == utf16(before) == len(before) + 1

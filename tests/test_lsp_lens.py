@@ -18,9 +18,13 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CALLS_FETCH = '''
 
-def pay_twice(client) -> None:
+def pay_twice(client: Client) -> None:
     client.fetch("a")
     client.fetch("b")
+
+
+def pay_untyped(client) -> None:
+    client.fetch("c")
 '''
 
 
@@ -70,11 +74,12 @@ async def test_lenses_follow_edits_in_another_file(client: LanguageClient, repo:
         text_document=types.VersionedTextDocumentIdentifier(uri=uri(repo, rel), version=2),
         content_changes=[types.TextDocumentContentChangePartial(
             range=types.Range(start=end, end=end), text=CALLS_FETCH)]))
-    # one caller more (pay_twice: two calls, one caller), without a save
+    # one caller more (pay_twice: two calls on a Client, one caller), without a save; the
+    # call on an untyped value (pay_untyped) is a name match: counted apart, not as a caller
     http = (repo / "src/shop/http.py").read_text()
     cart_lenses = await lenses(client, repo, rel)
     assert cart_lenses[(text.count("\n") + 2, 4)] == "0 callers"  # pay_twice itself
-    assert (await lenses(client, repo, "src/shop/http.py"))[at(http, "def fetch", 4)] == "2 callers"
+    assert (await lenses(client, repo, "src/shop/http.py"))[at(http, "def fetch", 4)] == "2 callers (+1 by name)"
     deadline = time.monotonic() + 5
     while client.lens_refreshes == refreshes and time.monotonic() < deadline:
         await asyncio.sleep(0.05)

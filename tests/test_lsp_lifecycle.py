@@ -12,7 +12,17 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .lsp_support import SERVER, command, copy_repo, start, stop
+from .lsp_support import (
+    READY_TIMEOUT_S,
+    SERVER,
+    command,
+    copy_repo,
+    open_document,
+    start,
+    stop,
+    uri,
+    wait_ready,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -87,3 +97,114 @@ async def test_changed_settings_reindex(client: LanguageClient) -> None:
         await asyncio.sleep(0.1)
     assert st["settings"]["exclude"] == ["web/**"]
     assert languages == {"python": 3, "go": 1}  # main.go back in, upload.js out
+
+
+# --- the end of an index run, and shutdown + exit (a server of their own each) -------------------
+
+EXIT_BUDGET_S = 2.0  # VS Code's client kills a server that has not exited 2 s after `exit`
+
+
+async def own_server(root: Path) -> LanguageClient:
+    client = await SERVER.start()
+    await start(client, root, wait=False)  # embeddings on (the default)
+    return client
+
+
+async def close(client: LanguageClient) -> None:
+    """End the client; a server still running (a failed test) is killed, not waited for."""
+    server = client._server
+    if server is not None and server.returncode is None:
+        server.kill()
+    await client.stop()
+
+
+async def shutdown_and_exit(client: LanguageClient) -> tuple[float, float]:
+    """Seconds the `shutdown` request took, and from `exit` until the process ended."""
+    t = time.monotonic()
+    await client.shutdown_async(None)
+    shutdown_s = time.monotonic() - t
+    t = time.monotonic()
+    client.exit(None)
+    await asyncio.wait_for(client._server.wait(), 30)
+    exit_s = time.monotonic() - t
+    assert client._server.returncode == 0
+    return shutdown_s, exit_s
+
+
+def type_a_function(client: LanguageClient, root: Path) -> None:
+    """Open cart.py and add a function: the store write and a re-embed are scheduled."""
+    text = open_document(client, root, "src/shop/cart.py")
+    end = types.Position(line=text.count("\n"), character=0)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri(root, "src/shop/cart.py"), version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=end, end=end),
+            text='\n\ndef refund(cart):\n    """Give the money back."""\n    return checkout(cart)\n')]))
+
+
+def last_embed_report(client: LanguageClient) -> types.WorkDoneProgressReport | None:
+    for reports in client.progress_reports.values():
+        for r in reports:
+            if isinstance(r, types.WorkDoneProgressReport) and (r.message or "").startswith("embedding"):
+                done, total = r.message.split()[1].split("/")
+                if done == total:
+                    return r
+    return None
+
+
+async def test_exit_is_prompt_during_the_first_model_load(tmp_path: Path) -> None:
+    """Shut down while the first index run loads the embedding model (seconds): the
+    server neither waits for the load nor leaves an index write unfinished."""
+    root = copy_repo(tmp_path)
+    client = await own_server(root)
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            st = await command(client, "codeloupe.server.status", {})
+            if st["folders"][0]["state"] in ("embedding", "ready") or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.02)
+        assert st["folders"][0]["state"] == "embedding" and st["folders"][0]["pending_embeddings"] > 0
+        type_a_function(client, root)
+        shutdown_s, exit_s = await shutdown_and_exit(client)
+        assert shutdown_s + exit_s < EXIT_BUDGET_S, (shutdown_s, exit_s)
+    finally:
+        await close(client)
+    # what was written is consistent: a new server answers from it and embeds the rest
+    client = await own_server(root)
+    try:
+        st = await wait_ready(client)
+        assert st["folders"][0]["files"] == 5 and st["folders"][0]["pending_embeddings"] == 0
+        await stop(client)
+    finally:
+        await close(client)
+
+
+async def test_ready_when_the_run_ends_and_exit_after_an_edit_is_prompt(tmp_path: Path) -> None:
+    root = copy_repo(tmp_path)
+    client = await own_server(root)  # a cold index: everything gets embedded
+    try:
+        await wait_ready(client)
+        await stop(client)
+    finally:
+        await close(client)
+
+    # A warm start: nothing to embed, the model not loaded yet. The run is over when
+    # its last progress report ("embedding 0/0 symbols") arrives, and status says so
+    # at once; loading the model for search comes after.
+    client = await own_server(root)
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while last_embed_report(client) is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        assert last_embed_report(client) is not None
+        st = await command(client, "codeloupe.server.status", {})
+        assert st["state"] == "ready", st["folders"][0]["state"]
+        assert st["folders"][0]["pending_embeddings"] == 0
+        # an edit schedules a buffer write and a re-embed; shut down as the write runs
+        type_a_function(client, root)
+        await asyncio.sleep(0.3)
+        shutdown_s, exit_s = await shutdown_and_exit(client)
+        assert shutdown_s + exit_s < EXIT_BUDGET_S, (shutdown_s, exit_s)
+    finally:
+        await close(client)

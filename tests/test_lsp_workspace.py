@@ -63,6 +63,23 @@ async def test_workspace_symbol_spans_folders(client: LanguageClient, roots: tup
     assert (found[0].name, found[0].location.uri) == ("checkout", uri(shop, "cart.py"))
 
 
+async def test_workspace_symbols_carry_their_id(client: LanguageClient, roots: tuple[Path, Path]) -> None:
+    shop, web = roots
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="fetch"))
+    fetch = next(s for s in found if s.name == "fetch")
+    assert fetch.data == {"id": "http.py::Client.fetch"}  # the path is relative to its folder
+    [upload] = [s for s in await client.workspace_symbol_async(
+        types.WorkspaceSymbolParams(query="uploadFile")) if s.name == "uploadFile"]
+    assert upload.data == {"id": "upload.js::uploadFile"}
+    # the id is the one the commands take
+    [checkout] = [s for s in await client.workspace_symbol_async(
+        types.WorkspaceSymbolParams(query="checkout")) if s.name == "checkout"]
+    result = await command(client, "codeloupe.server.callChain",
+                           {"from": checkout.data["id"], "to": fetch.data["id"], "folder": shop.as_uri()})
+    assert result["from"] == ["cart.py::checkout"] and result["to"] == ["http.py::Client.fetch"]
+    assert [[s["callee"] for s in chain] for chain in result["chains"]] == [["http.py::Client.fetch"]]
+
+
 async def test_search_per_folder(client: LanguageClient, roots: tuple[Path, Path]) -> None:
     shop, web = roots
     result = await command(client, "codeloupe.server.search", {"query": "uploadFile", "k": 2,

@@ -53,6 +53,8 @@ def _json_type(hint: object) -> object:
         return "string"
     if hint is int:
         return "integer"
+    if hint is float:
+        return "number"
     if hint is bool:
         return "boolean"
     if hint == list[str]:
@@ -83,13 +85,19 @@ def test_setting_mirrors_the_option(field: dataclasses.Field) -> None:
     if prop["type"] == "array":
         assert prop["items"] == {"type": "string"}
     assert prop.get("description") or prop.get("markdownDescription")
+    # A maximum in package.json is the server's: one above is refused, the maximum accepted.
+    if "maximum" in prop:
+        high = prop["maximum"]
+        _, problems = read_lenient(ServerOptions, {key: high + 1})
+        assert problems and key in problems[0], f"the server accepts codeloupe.{key} = {high + 1}"
+        assert read_lenient(ServerOptions, {key: high}) == (ServerOptions(**{field.name: high}), [])
     # A minimum in package.json is the server's: one below is refused, the minimum accepted.
     if "minimum" in prop:
         low = prop["minimum"]
         _, problems = read_lenient(ServerOptions, {key: low - 1})
         assert problems and key in problems[0], f"the server accepts codeloupe.{key} = {low - 1}"
         assert read_lenient(ServerOptions, {key: low}) == (ServerOptions(**{field.name: low}), [])
-    elif hint is int:
+    elif hint in (int, float):
         _, problems = read_lenient(ServerOptions, {key: -1})
         assert not problems, f"the server refuses codeloupe.{key} = -1 but package.json has no minimum"
 

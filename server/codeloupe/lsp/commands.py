@@ -147,22 +147,27 @@ async def call_chain(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
         ends[wire] = _symbols_named(snap, name)
         if not ends[wire]:
             raise JsonRpcInvalidParams(f"{CALL_CHAIN}: {wire!r}: no symbol {name!r}")
+    least = a.min_confidence if a.min_confidence is not None else ls.options.call_hierarchy_min_confidence
     chains = await ls.read(snap.graph.call_chains, [s.id for s in ends["from"]],
-                           [s.id for s in ends["to"]], a.max_depth, a.limit)
+                           [s.id for s in ends["to"]], a.max_depth, a.limit, least)
     return {
         "from": [s.id for s in ends["from"]],
         "to": [s.id for s in ends["to"]],
-        "chains": [[_step(snap, e) for e in chain] for chain in chains],
+        "chains": [[_step(ls, folder, e) for e in chain] for chain in chains],
     }
 
 
-def _step(snap: Snapshot, edge: Edge) -> dict[str, object]:
+def _step(ls: CodeloupeServer, folder: FolderState, edge: Edge) -> dict[str, object]:
+    """One call site; ``col`` in the negotiated position encoding (UTF-16 code units
+    unless agreed otherwise), like every position on the wire."""
+    lines = ls.lines(folder, edge.site.path)
+    col = ls.positions.position(lines, edge.site.line - 1, edge.site.col).character
     return {
         "caller": edge.site.caller,
         "callee": edge.target,
         "path": edge.site.path,
         "line": edge.site.line,
-        "col": edge.site.col,
+        "col": col,
         "reason": edge.reason,
         "confidence": edge.confidence,
         "ambiguous": edge.ambiguous,
@@ -298,7 +303,7 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
             return chat(config, messages_for(a.question, context), on_delta, client)
 
         loop = asyncio.get_running_loop()
-        job = loop.run_in_executor(None, generate)  # network waits: not the readers' threads
+        job = loop.run_in_executor(ls.network, generate)  # network waits: not the readers' threads
         while True:
             done, _ = await asyncio.wait({job}, timeout=_ASK_REPORT_EVERY_S)
             with lock:

@@ -91,7 +91,7 @@ async def references(ls: CodeloupeServer, params: types.ReferenceParams) -> list
     for target in found.targets:
         if params.context.include_declaration:
             out.append(_name_location(ls, found.folder, target))
-        for edge in found.snap.graph.callers(target.id):
+        for edge in found.snap.graph.callers(target.id, ls.options.call_hierarchy_min_confidence):
             key = (edge.site.path, edge.site.line, edge.site.col)
             if key in seen:
                 continue
@@ -172,7 +172,9 @@ async def incoming_calls(
         return None
     folder, snap, sym_id = found
     out = []
-    for caller_id, edges in _grouped(snap.graph.callers(sym_id), lambda e: e.site.caller).items():
+    # edges with at least callHierarchyMinConfidence (0.5: name-match candidates left out)
+    callers = snap.graph.callers(sym_id, ls.options.call_hierarchy_min_confidence)
+    for caller_id, edges in _grouped(callers, lambda e: e.site.caller).items():
         caller = snap.rows.get(caller_id)
         if caller is None:
             continue
@@ -196,7 +198,8 @@ async def outgoing_calls(
         return None
     lines = ls.lines(folder, caller.path)
     out = []
-    for target_id, edges in _grouped(snap.graph.callees(sym_id), lambda e: e.target).items():
+    callees = snap.graph.callees(sym_id, ls.options.call_hierarchy_min_confidence)
+    for target_id, edges in _grouped(callees, lambda e: e.target).items():
         target = snap.rows.get(target_id)
         if target is None:
             continue

@@ -70,10 +70,11 @@ async def hover(ls: CodeloupeServer, params: types.HoverParams) -> types.Hover |
     if found is None or not found.targets:
         return None
     graph = found.snap.graph
+    least = ls.options.call_hierarchy_min_confidence
     parts: list[str] = []
     for i, sym in enumerate(found.targets[:3]):
-        callers = graph.callers(sym.id)
-        callees = graph.callees(sym.id)
+        callers = graph.callers(sym.id, least)
+        callees = graph.callees(sym.id, least)
         lang = sym.language if sym.language not in ("tsx",) else "typescript"
         block = [f"```{lang}\n{sym.signature or sym.qualified_name}\n```"]
         block.append(f"*{sym.kind}* `{sym.qualified_name}` in `{sym.path}:{sym.start_line}`")
@@ -82,6 +83,12 @@ async def hover(ls: CodeloupeServer, params: types.HoverParams) -> types.Hover |
             block.append(doc)
         counts = f"{_plural(len({e.site.caller for e in callers}), 'caller')}, " \
                   f"{_plural(len({e.target for e in callees}), 'callee')}"
+        # name-match candidates below the minimum confidence: counted, not listed
+        more = [f"+{_plural(n, word)} by name" for n, word in ((graph.below(sym.id, least)[1], "caller"),
+                                                              (graph.below(sym.id, least, incoming=False)[1], "callee"))
+                if n]
+        if more:
+            counts += f" ({', '.join(more)})"
         names = sorted({found.snap.rows[e.site.caller].qualified_name
                         for e in callers if e.site.caller in found.snap.rows})
         if names:

@@ -26,8 +26,11 @@ LENS_KINDS = frozenset({"function", "method", "constructor"})
 REFRESH_DEBOUNCE_S = 0.3
 
 
-def callers_title(n: int) -> str:
-    return f"{n} caller{'' if n == 1 else 's'}"
+def callers_title(n: int, by_name: int = 0) -> str:
+    """``3 callers``; ``3 callers (+2 by name)`` when name-match candidates below the
+    minimum confidence would add callers."""
+    more = f" (+{by_name} by name)" if by_name else ""
+    return f"{n} caller{'' if n == 1 else 's'}{more}"
 
 
 async def code_lens(ls: CodeloupeServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
@@ -39,16 +42,18 @@ async def code_lens(ls: CodeloupeServer, params: types.CodeLensParams) -> list[t
     snap = await ls.read(ctx.folder.snapshot)
     graph = snap.graph
     lines = ls.lines(ctx.folder, ctx.rel)
+    least = ls.options.call_hierarchy_min_confidence
     out: list[types.CodeLens] = []
     for sym in ctx.model.symbols:
         if sym.kind not in LENS_KINDS:
             continue
-        n = len({e.site.caller for e in graph.in_edges.get(sym.id, ())})
+        n = len({e.site.caller for e in graph.callers(sym.id, least)})
+        _, by_name = graph.below(sym.id, least)
         line0, c0, c1 = name_span(sym, lines)
         out.append(types.CodeLens(
             range=ls.positions.range(lines, line0, c0, line0, c1),
-            command=types.Command(title=callers_title(n), command=""),
-            data={"id": sym.id, "callers": n},
+            command=types.Command(title=callers_title(n, by_name), command=""),
+            data={"id": sym.id, "callers": n, "lowConfidenceCallers": by_name},
         ))
     return out
 

@@ -95,7 +95,8 @@ def did_change_workspace_folders(ls: CodeloupeServer,
         path = uri_to_path(wf.uri)
         folder = ls.folders.pop(str(path.resolve()), None) if path else None
         if folder is not None:
-            folder.close()
+            writer = folder.close()
+            ls.retired = [w for w in ls.retired if w.busy] + ([writer] if writer else [])
             for rel in list(folder.live):
                 ls.buffer_tasks.pop(ls.uri_of(folder, rel), None)
                 ls.trees.pop(ls.uri_of(folder, rel), None)
@@ -245,31 +246,55 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
         folder.report = report.as_dict()
         if ls.options.embeddings and not ls.stopping.is_set():
             folder.state = "embedding"
+            if await ls.read(index.store.count_pending):
+                await load_model(ls, index)  # not in the writer: a shutdown need not wait for it
 
             def should_stop() -> bool:
                 return ls.stopping.is_set() or progress.cancelled
 
+            if ls.stopping.is_set():
+                return
             report = await ls.write_in(folder, index.embed_pending, progress.update, report,
-                                    commit_every=_COMMIT_EVERY, should_stop=should_stop)
+                                       commit_every=_COMMIT_EVERY, should_stop=should_stop)
             folder.report = report.as_dict()
-            if not ls.stopping.is_set():
-                try:  # search needs the model: load it now, not on the first query
-                    await ls.write_in(folder, lambda: index.embedder)
-                except Exception as exc:
-                    log.warning("codeloupe: loading the embedding model failed: %s", exc)
-        folder.state = "ready"
-        freeze_heap()
+        folder.state = "ready"  # the run is done: say so now, not after the model is warm
         folder.error = None
+        freeze_heap()
+        if ls.options.embeddings and not ls.stopping.is_set():
+            warm_model(ls, index)  # search needs the model: load it now, not on the first query
         done = f"{report.files} files, {report.symbols} symbols"
         if report.pending_embeddings:
             done += f", {report.pending_embeddings} waiting for an embedding"
         progress.end(done)
     except Exception as exc:
+        if ls.stopping.is_set():
+            return  # shutting down: the executors take no more work; nothing failed
         folder.state = "failed"
         folder.error = str(exc)
         log.exception("codeloupe: indexing %s failed", folder.root)
         ls.message(f"indexing {folder.root} failed: {exc}", types.MessageType.Error)
         progress.end(f"failed: {exc}")
+
+
+async def load_model(ls: CodeloupeServer, index: Index) -> None:
+    """Load an index's embedding model in the loader thread: seconds of work that
+    holds no lock on the index, so a shutdown does not wait for it."""
+    await ls.load(lambda: index.embedder)
+
+
+def warm_model(ls: CodeloupeServer, index: Index) -> None:
+    """Load the model in the background (the index run has said "ready" already),
+    then freeze the heap again with the model in it."""
+
+    def done(fut: asyncio.Future) -> None:
+        if fut.cancelled():
+            return
+        if fut.exception() is not None:
+            log.warning("codeloupe: loading the embedding model failed: %s", fut.exception())
+        elif not ls.stopping.is_set():
+            freeze_heap()
+
+    asyncio.ensure_future(load_model(ls, index)).add_done_callback(done)
 
 
 def freeze_heap() -> None:
@@ -315,7 +340,10 @@ async def reapply_buffers(ls: CodeloupeServer, folder: FolderState) -> None:
 
 
 async def shutdown(ls: CodeloupeServer, params: None) -> None:
-    """Stop background work at a safe point (every write leaves the index consistent)."""
+    """Stop background work at a safe point: pending debounced work is dropped,
+    queued jobs are cancelled, a running embedding stops at its next commit, and the
+    write that runs now is waited for (every write leaves the index consistent).
+    Model loads, reads and parses are not waited for, so ``exit`` can be prompt."""
     ls.stopping.set()
     if ls.lens_refresh is not None:
         ls.lens_refresh.cancel()
@@ -326,14 +354,12 @@ async def shutdown(ls: CodeloupeServer, params: None) -> None:
     for timer, _ in ls.write_timers.values():
         timer.cancel()  # unsaved buffers are not the files: nothing is lost
     ls.write_timers.clear()
+    for task in ls.buffer_tasks.values():
+        task.cancel()
+    ls.buffer_tasks.clear()
     loop = asyncio.get_running_loop()
-    folders = list(ls.folders.values())
-
-    def drain() -> None:
-        for pool in (*(f.writer() for f in folders), ls.writer, ls.readers, ls.parser):
-            pool.shutdown(wait=True, cancel_futures=True)
-
-    try:
-        await asyncio.wait_for(loop.run_in_executor(None, drain), _SHUTDOWN_WAIT_S)
-    except TimeoutError:
-        log.warning("codeloupe: background work did not stop within %.0fs", _SHUTDOWN_WAIT_S)
+    started = time.monotonic()
+    done = await loop.run_in_executor(None, ls.stop_work, _SHUTDOWN_WAIT_S)
+    if not done:
+        log.warning("codeloupe: an index write did not finish within %.0fs", _SHUTDOWN_WAIT_S)
+    log.info("codeloupe: background work stopped in %.2fs", time.monotonic() - started)

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import cattrs
 
 from ..config import Settings
+from ..graph import DEFAULT_MIN_CONFIDENCE
 from ..scan import DEFAULT_MAX_BYTES
 
 T = TypeVar("T")
@@ -44,6 +45,12 @@ def _strict_bool(value: Any, _type: type) -> bool:
     return value
 
 
+def _strict_float(value: Any, _type: type) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise OptionError(f"must be a number, got {value!r}")
+    return float(value)
+
+
 def _strict_str(value: Any, _type: type) -> str:
     if not isinstance(value, str):
         raise OptionError(f"must be a string, got {value!r}")
@@ -60,6 +67,7 @@ def make_converter() -> cattrs.Converter:
     conv = cattrs.Converter()
     conv.register_structure_hook(int, _strict_int)
     conv.register_structure_hook(bool, _strict_bool)
+    conv.register_structure_hook(float, _strict_float)
     conv.register_structure_hook(str, _strict_str)
     conv.register_structure_hook_func(lambda t: t == list[str], _strict_list)
     return conv
@@ -85,7 +93,7 @@ def _describe(hint: Any) -> str:
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     if args:
         return " or ".join(_describe(a) for a in args) + " or null"
-    return {int: "an integer", str: "a string", bool: "true or false"}.get(hint, str(hint))
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(hint, str(hint))
 
 
 def read_lenient(cls: type[T], raw: Any, what: str = "initializationOptions",
@@ -156,6 +164,16 @@ def _at_least_100(value: int) -> None:
         raise OptionError(f"must be at least 100, got {value}")
 
 
+def _confidence(value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise OptionError(f"must be between 0 and 1, got {value}")
+
+
+def _optional_confidence(value: float | None) -> None:
+    if value is not None:
+        _confidence(value)
+
+
 def _log_level(value: str) -> None:
     if value.lower() not in LOG_LEVELS:
         raise OptionError(f"must be one of {', '.join(LOG_LEVELS)}, got {value!r}")
@@ -179,6 +197,10 @@ class ServerOptions:
     llm_model: str | None = None  # null: CODELOUPE_LLM_MODEL, else the endpoint's first model
     llm_api_key_env: str = "CODELOUPE_LLM_API_KEY"  # environment variable holding the API key
     ask_context_tokens: int = field(default=6000, metadata={"check": _at_least_100})
+    # call hierarchy, code lens and hover counts, references, callChain: edges with at least
+    # this confidence (0.5: resolved by scope, self/super, imports, types or a unique method
+    # name); name-match candidates (0.3 or less) are counted apart; 0 shows them
+    call_hierarchy_min_confidence: float = field(default=DEFAULT_MIN_CONFIDENCE, metadata={"check": _confidence})
     log_level: str = field(default="warning", metadata={"check": _log_level})
 
     def settings(self) -> Settings:
@@ -229,6 +251,8 @@ class CallChainArgs:
     max_depth: int = field(default=6, metadata={"check": _positive})
     limit: int = field(default=10, metadata={"check": _positive})
     folder: str | None = None
+    # follow edges with at least this confidence; null: the callHierarchyMinConfidence option
+    min_confidence: float | None = field(default=None, metadata={"check": _optional_confidence})
 
 
 def _optional_at_least_100(value: int | None) -> None:

@@ -8,8 +8,8 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
@@ -20,12 +20,14 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..buffer import DocTree
 from ..languages import language_for_path
+from .jobs import Jobs
 from .options import ServerOptions
 from .positions import Converter, disk_lines
 from .state import DocContext, FolderState
 
 log = logging.getLogger("codeloupe.lsp")
 T = TypeVar("T")
+_EXIT_WAIT_S = 30.0  # for an index write still running at exit
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -41,7 +43,8 @@ class CodeloupeServer(LanguageServer):
     indexing, embedding and every LanceDB write of its index, in order; ``writer``
     is for work that belongs to no folder; ``readers`` answers queries that read
     the store or build the graph; ``parser`` re-extracts edited buffers, so a
-    keystroke never waits behind a slow query. None is pygls's own thread pool
+    keystroke never waits behind a slow query; ``loader`` loads embedding models
+    (seconds, and nothing to wait for at shutdown). None is pygls's own thread pool
     (which also reads stdin)."""
 
     def __init__(self, overrides: dict[str, Any] | None = None) -> None:
@@ -52,9 +55,12 @@ class CodeloupeServer(LanguageServer):
         self.option_problems: list[str] = []
         self.init_options: object = None  # as the client sent them
         self.folders: dict[str, FolderState] = {}  # by root path
-        self.writer = ThreadPoolExecutor(1, thread_name_prefix="codeloupe-writer")
-        self.readers = ThreadPoolExecutor(2, thread_name_prefix="codeloupe-reader")
-        self.parser = ThreadPoolExecutor(1, thread_name_prefix="codeloupe-parser")
+        self.retired: list[Jobs] = []  # writers of removed folders: their queued writes still run
+        self.writer = Jobs(1, "codeloupe-writer")
+        self.readers = Jobs(2, "codeloupe-reader")
+        self.parser = Jobs(1, "codeloupe-parser")
+        self.loader = Jobs(1, "codeloupe-loader")
+        self.network = Jobs(4, "codeloupe-network")  # waits on an LLM endpoint
         self.stopping = threading.Event()
         self.buffer_tasks: dict[str, asyncio.Future[Any]] = {}  # uri → latest re-extraction
         self.embed_timers: dict[str, asyncio.TimerHandle] = {}  # by document URI
@@ -86,6 +92,24 @@ class CodeloupeServer(LanguageServer):
     async def parse(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.parser, functools.partial(fn, *args))
+
+    async def load(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` in the loader thread (a model load: shutdown does not wait for it)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.loader, functools.partial(fn, *args))
+
+    def stop_work(self, timeout: float) -> bool:
+        """Cancel queued background work and wait up to ``timeout`` seconds for the
+        writes that run now (each leaves the index consistent); reads, parses and
+        model loads are not waited for. True when no write runs any more."""
+        for pool in (self.readers, self.parser, self.loader, self.network):
+            pool.stop(0)
+        deadline = time.monotonic() + timeout
+        done = True
+        writers = [*(f.writer() for f in self.folders.values()), *self.retired, self.writer]
+        for pool in writers:
+            done = pool.stop(max(deadline - time.monotonic(), 0)) and done
+        return done
 
     def from_thread(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn`` on the event loop (from an executor thread)."""
@@ -262,7 +286,12 @@ def create_server(overrides: dict[str, Any] | None = None) -> CodeloupeServer:
 
 def serve(tcp: str | None = None, overrides: dict[str, Any] | None = None) -> int:
     """Run the server on stdio (default) or on ``HOST:PORT``. Stdout is the protocol:
-    anything else that writes to it (a library's print) goes to stderr instead."""
+    anything else that writes to it (a library's print) goes to stderr instead.
+
+    On stdio the process ends as soon as ``exit`` has been handled and no index write
+    runs: threads still loading a model or answering a query are not joined (the
+    interpreter would wait for them, and a client kills a server that takes more
+    than a moment, VS Code after 2 s)."""
     ls = create_server(overrides)
     handler = _ClientLogHandler(ls)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
@@ -275,4 +304,20 @@ def serve(tcp: str | None = None, overrides: dict[str, Any] | None = None) -> in
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     ls.start_io(sys.stdin.buffer, protocol_out)
-    return 0 if ls.protocol._shutdown else 1  # `exit` without `shutdown` first: 1
+    code = 0 if ls.protocol._shutdown else 1  # `exit` without `shutdown` first: 1
+    exit_now(ls, code)
+    return code  # not reached
+
+
+def exit_now(ls: CodeloupeServer, code: int) -> None:
+    """End the process once no index write runs (``shutdown`` has waited for them
+    already; an ``exit`` without it, or a closed connection, waits here)."""
+    ls.stopping.set()
+    ls.stop_work(_EXIT_WAIT_S)
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..graph import Graph, SymbolInfo
 from ..model import FileExtraction
+from .jobs import Jobs
 
 if TYPE_CHECKING:
     from ..index import Index
@@ -117,20 +117,22 @@ class FolderState:
     _graph_files: dict[str, FileModel] = field(default_factory=dict)  # what the graph holds
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _searcher: Searcher | None = None
-    _writer: ThreadPoolExecutor | None = None
+    _writer: Jobs | None = None
 
-    def writer(self) -> ThreadPoolExecutor:
+    def writer(self) -> Jobs:
         """This folder's own writer thread: indexing, embedding and every write to its
         index, in order. One per folder, so a cold index of one folder (minutes of
         embedding) does not hold up another folder's buffer writes and re-embedding."""
         if self._writer is None:
-            self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"codeloupe-writer-{self.root.name}")
+            self._writer = Jobs(1, f"codeloupe-writer-{self.root.name}")
         return self._writer
 
-    def close(self, wait: bool = False) -> None:
-        """Stop taking work (what is queued still runs, so the index stays consistent)."""
+    def close(self, wait: bool = False) -> Jobs | None:
+        """Stop taking work (what is queued still runs, so the index stays consistent);
+        returns the writer, if any, to wait for at exit."""
         if self._writer is not None:
             self._writer.shutdown(wait=wait)
+        return self._writer
 
     def searcher(self) -> Searcher:
         """One Searcher per index (it owns a thread for the vector half of a hybrid

@@ -161,7 +161,7 @@ def _workspace_symbol(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> ty
     parent = s.qualified_name.rsplit(".", 1)[0] if "." in s.qualified_name else None
     return types.WorkspaceSymbol(
         name=s.name, kind=symbol_kind(s), location=location(ls, folder, s),
-        container_name=parent,
+        container_name=parent, data={"id": s.id},
     )
 
 

@@ -23,6 +23,7 @@ from ..languages import LANGUAGES, language_for_path
 from .state import FileModel, FolderState
 
 if TYPE_CHECKING:
+    from ..index import Index
     from .server import CodeloupeServer
 
 log = logging.getLogger("codeloupe.lsp")
@@ -31,6 +32,7 @@ WATCH_REGISTRATION_ID = "codeloupe/watched-files"
 WATCH_DEBOUNCE_S = 0.3  # a branch switch sends many events: one index run for them all
 WRITE_DEBOUNCE_S = 0.25  # quiet time before an edited buffer's rows are written
 OPTIMIZE_EVERY = 50  # buffer writes between two maybe_optimize() checks
+EMBED_COMMIT_EVERY = 16  # re-embedded symbols per commit: how soon a shutdown takes effect
 
 
 def did_open(ls: CodeloupeServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -187,12 +189,24 @@ def _debounce_embed(ls: CodeloupeServer, folder: FolderState, uri: str) -> None:
         index = folder.index
         if index is None or ls.stopping.is_set() or folder.state in ("indexing", "embedding"):
             return  # the index run embeds whatever is pending when it gets there
-        fut = ls.loop.run_in_executor(folder.writer(), lambda: index.embed_pending(
-            commit_every=64, should_stop=ls.stopping.is_set))
+        fut = asyncio.ensure_future(_embed(ls, folder, index))
         fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
             "codeloupe: embedding failed: %s", f.exception()))
 
     ls.embed_timers[uri] = ls.loop.call_later(ls.options.embed_debounce_ms / 1000, fire)
+
+
+async def _embed(ls: CodeloupeServer, folder: FolderState, index: Index) -> None:
+    """Re-embed what is pending: the model loads in the loader thread (a shutdown does
+    not wait for that), the embedding runs in the folder's writer and stops at its
+    next commit when the server shuts down."""
+    from .lifecycle import load_model
+
+    await load_model(ls, index)
+    if ls.stopping.is_set():
+        return
+    await ls.write_in(folder, index.embed_pending, commit_every=EMBED_COMMIT_EVERY,
+                      should_stop=ls.stopping.is_set)
 
 
 async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,

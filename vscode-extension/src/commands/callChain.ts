@@ -5,7 +5,7 @@ import { SymbolKind as LspSymbolKind, WorkspaceSymbol, SymbolInformation, Worksp
 import { debounce, Latest } from '../common/debounce';
 import { chainDescription, chainLabel, shortName, stepText } from '../common/format';
 import { describe, Log } from '../common/logging';
-import { CallChainResult, CallStep, SERVER_COMMANDS, symbolId } from '../common/protocol';
+import { CallChainResult, CallStep, SERVER_COMMANDS, workspaceSymbolId } from '../common/protocol';
 import { CodeloupeServer } from '../common/server';
 import { openAt, resolvePath } from './locations';
 
@@ -62,7 +62,7 @@ async function pickSymbol(
           label: `$(${SYMBOL_ICONS[s.kind] ?? 'symbol-misc'}) ${qualified}`,
           description: line ? `${rel}:${line}` : rel,
           alwaysShow: true,
-          id: symbolId(rel, s.name, s.containerName),
+          id: workspaceSymbolId(rel, s),
           folder,
         }];
       });

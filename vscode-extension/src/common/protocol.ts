@@ -75,7 +75,7 @@ export interface CallStep {
   callee: string;
   path: string; // relative path of the call site
   line: number; // 1-based
-  col: number; // 0-based, code points
+  col: number; // 0-based, UTF-16 code units (a VS Code column)
   reason: string;
   confidence: number;
   ambiguous: boolean;
@@ -144,4 +144,23 @@ export function splitSymbolId(id: string): { path: string; qualifiedName: string
 export function symbolId(relPath: string, name: string, container?: string | null): string {
   const qualified = container ? `${container}.${name}` : name;
   return `${relPath}::${qualified}`;
+}
+
+/**
+ * The symbol id of a workspace symbol: the server's `data.id` when it sends one
+ * (it does since the id was added to `workspace/symbol`), else rebuilt from the
+ * relative path, container and name (an older server).
+ */
+export function workspaceSymbolId(
+  relPath: string,
+  symbol: { name: string; containerName?: string | null; data?: unknown },
+): string {
+  const data = symbol.data;
+  if (data && typeof data === 'object') {
+    const id = (data as { id?: unknown }).id;
+    if (typeof id === 'string' && id !== '') {
+      return id;
+    }
+  }
+  return symbolId(relPath, symbol.name, symbol.containerName);
 }

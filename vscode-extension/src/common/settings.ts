@@ -15,6 +15,7 @@ export const SERVER_OPTION_KEYS = [
   'llmModel',
   'llmApiKeyEnv',
   'askContextTokens',
+  'callHierarchyMinConfidence',
   'logLevel',
 ] as const;
 

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { readAskResult, splitSymbolId, symbolId } from '../../src/common/protocol';
+import { readAskResult, splitSymbolId, symbolId, workspaceSymbolId } from '../../src/common/protocol';
 
 describe('protocol helpers', () => {
   it('build and split symbol ids', () => {
@@ -7,6 +7,19 @@ describe('protocol helpers', () => {
     assert.strictEqual(symbolId('src/shop/cart.py', 'checkout', null), 'src/shop/cart.py::checkout');
     assert.deepStrictEqual(splitSymbolId('src/shop/http.py::Client.fetch'), { path: 'src/shop/http.py', qualifiedName: 'Client.fetch' });
     assert.deepStrictEqual(splitSymbolId('fetch'), { path: '', qualifiedName: 'fetch' });
+  });
+
+  it('prefer the id a workspace symbol carries', () => {
+    // a second overload: its id ends in "#2", which path + container + name cannot rebuild
+    const overload = { name: 'add', containerName: 'Money', data: { id: 'src/Money.java::Money.add#2' } };
+    assert.strictEqual(workspaceSymbolId('src/Money.java', overload), 'src/Money.java::Money.add#2');
+    // an older server: no data, or data without an id, falls back to rebuilding it
+    assert.strictEqual(workspaceSymbolId('src/shop/http.py', { name: 'fetch', containerName: 'Client' }),
+      'src/shop/http.py::Client.fetch');
+    assert.strictEqual(workspaceSymbolId('src/shop/cart.py', { name: 'checkout', data: { root: '/w' } }),
+      'src/shop/cart.py::checkout');
+    assert.strictEqual(workspaceSymbolId('src/shop/cart.py', { name: 'checkout', data: { id: 7 } }),
+      'src/shop/cart.py::checkout');
   });
 
   it('read an ask result leniently', () => {
