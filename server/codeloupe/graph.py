@@ -571,10 +571,9 @@ class Graph:
         for the next start. The key is ``store_key``: every write of a file's symbols
         and references changes it, so a stale map is never used. An index that is not a
         local folder is not saved beside; a map that cannot be written is only a note."""
-        folder = _local_folder(store)
-        if folder is None:
+        target = saved_graph_path(store)
+        if target is None:
             return cls.from_store(store)
-        target = folder / GRAPH_FILE
         key = store_key(store)
         graph = cls.load(target, key)
         if graph is not None:
@@ -1867,6 +1866,13 @@ def _secret() -> bytes | None:
         return data if len(data) >= 32 else None
     except OSError:
         return None
+
+
+def saved_graph_path(store) -> Path | None:  # noqa: ANN001 - codeloupe.store.Store
+    """Where the map of an index is saved (``GRAPH_FILE`` in its folder); None for an
+    index that is not a local folder. The CLI and the language server share it."""
+    folder = _local_folder(store)
+    return None if folder is None else folder / GRAPH_FILE
 
 
 def _local_folder(store) -> Path | None:  # noqa: ANN001 - codeloupe.store.Store

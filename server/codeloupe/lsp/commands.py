@@ -86,6 +86,7 @@ def _folder_status(folder: FolderState) -> dict[str, object]:
         "state": folder.state,
         "progress": dict(folder.progress),
         **folder.counts(),
+        "graph": folder.graph_source,
     }
     if folder.error:
         out["error"] = folder.error

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..config import Settings
+from ..graph import store_key
 from ..index import Index
 from .options import ServerOptions, camel, read_lenient
 from .state import FileModel, FolderState
@@ -237,8 +238,8 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
         index = folder.index
         folder.state = "indexing"
         report = await ls.write_in(folder, _sync_files, index, progress.update)
-        models = FileModel.group_rows(*await ls.read(index.load_rows))
-        folder.set_disk(models)
+        key, symbol_rows, ref_rows = await ls.read(_rows_and_key, index)
+        folder.set_disk(FileModel.group_rows(symbol_rows, ref_rows), key=key)
         from .lens import schedule_refresh
 
         schedule_refresh(ls)
@@ -315,6 +316,25 @@ def _settings(ls: CodeloupeServer, folder: FolderState) -> Settings:
         digest = hashlib.blake2b(str(folder.root).encode(), digest_size=4).hexdigest()
         settings.index_uri = f"{settings.index_uri.rstrip('/')}/{folder.root.name}-{digest}"
     return settings
+
+
+def _rows_and_key(index: Index) -> tuple[str | None, list[dict], list[dict]]:
+    """Every symbol and reference row, with the index's ``store_key`` when no write
+    came between reading it and the rows (it names the saved call graph of exactly
+    these rows); None when one did or the key cannot be read."""
+    try:
+        key: str | None = store_key(index.store)
+    except Exception as exc:  # noqa: BLE001 - the saved graph is a cache
+        log.info("codeloupe: cannot read the index state of %s: %s", index.root, exc)
+        key = None
+    symbol_rows, ref_rows = index.load_rows()
+    if key is not None:
+        try:
+            if store_key(index.store) != key:
+                key = None
+        except Exception:  # noqa: BLE001
+            key = None
+    return key, symbol_rows, ref_rows
 
 
 def _sync_files(index: Index, progress):  # noqa: ANN001, ANN202 - runs in the writer

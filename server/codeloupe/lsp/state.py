@@ -8,13 +8,14 @@ while the store follows in the background (search reads the store).
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..graph import Graph, SymbolInfo
+from ..graph import Graph, SymbolInfo, saved_graph_path, store_key
 from ..model import FileExtraction
 from .jobs import Jobs
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from ..index import Index
     from ..search import Searcher
 
+log = logging.getLogger("codeloupe.lsp")
 
 @dataclass(frozen=True, slots=True)
 class SymRow:
@@ -113,7 +115,12 @@ class FolderState:
     disk: dict[str, FileModel] = field(default_factory=dict)
     live: dict[str, FileModel] = field(default_factory=dict)
     generation: int = 0
+    # the index's store_key when ``disk`` is exactly what the index held (set by a full
+    # disk sync; None after a partial one): a saved call graph with this key is ``disk``'s
+    disk_key: str | None = None
+    graph_source: str | None = None  # how the graph was last made whole: "loaded", "built"
     _snapshot: Snapshot | None = None
+    _unsaved: tuple[Graph, str] | None = None  # a graph of ``disk`` (key) to save, untouched since
     _graph_files: dict[str, FileModel] = field(default_factory=dict)  # what the graph holds
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _searcher: Searcher | None = None
@@ -157,8 +164,11 @@ class FolderState:
         merged.update(self.live)
         return list(merged.values())
 
-    def set_disk(self, models: dict[str, FileModel], paths: list[str] | None = None) -> None:
-        """Replace the disk model: all of it, or only ``paths`` (missing = deleted)."""
+    def set_disk(self, models: dict[str, FileModel], paths: list[str] | None = None,
+                 key: str | None = None) -> None:
+        """Replace the disk model: all of it, or only ``paths`` (missing = deleted).
+        ``key``: the index's ``store_key`` read with ``models`` (all of them)."""
+        self.disk_key = key if paths is None else None
         if paths is None:
             self.disk = dict(models)
         else:
@@ -185,8 +195,11 @@ class FolderState:
         off the event loop). Files that changed since the last snapshot are swapped
         into the graph one by one (``Graph.replace_file``), so a keystroke costs the
         edited file, not the workspace; many changed files (a first index, a branch
-        switch) build it again. The graph is shared between snapshots and updated in
-        place; ``rows`` is copied on write."""
+        switch) build it again, or load the graph saved beside the index when it was
+        saved for exactly the disk model (``disk_key``), open buffers swapped in on top;
+        a graph built from the disk model alone is saved there (in the writer) for the
+        next start. The graph is shared between snapshots and updated in place;
+        ``rows`` is copied on write."""
         with self._lock:
             snap = self._snapshot
             generation = self.generation
@@ -199,9 +212,23 @@ class FolderState:
             changed += [p for p in old if p not in merged]
             if snap is None or len(changed) > max(_REBUILD_MIN, len(merged) * _REBUILD_SHARE):
                 rows = {s.id: s for fm in merged.values() for s in fm.symbols}
-                refs = [r for fm in merged.values() for r in fm.refs]
-                graph = Graph([s.info() for s in rows.values()], refs)
+                graph = self._load_graph()
+                if graph is None:
+                    refs = [r for fm in merged.values() for r in fm.refs]
+                    graph = Graph([s.info() for s in rows.values()], refs)
+                    self.graph_source = "built"
+                    self._unsaved = None
+                    if self.disk_key is not None and not self.live:
+                        self._unsaved = (graph, self.disk_key)
+                        self._save_later()
+                else:
+                    self.graph_source = "loaded"
+                    self._unsaved = None
+                    for path, fm in self.live.items():  # open buffers over the disk's graph
+                        if self.disk.get(path) is not fm:
+                            graph.replace_file(path, [sym.info() for sym in fm.symbols], list(fm.refs))
             else:
+                self._unsaved = None  # about to change in place: no longer the disk's graph
                 graph = snap.graph
                 rows = dict(snap.rows)
                 for path in changed:
@@ -216,6 +243,44 @@ class FolderState:
             snap = Snapshot(generation, graph, rows)
             self._snapshot = snap
             return snap
+
+    def _load_graph(self) -> Graph | None:
+        """The graph saved beside the index for the disk model as it is, if any."""
+        key, index = self.disk_key, self.index
+        if key is None or index is None:
+            return None
+        path = saved_graph_path(index.store)
+        return None if path is None else Graph.load(path, key)
+
+    def _save_later(self) -> None:
+        try:
+            self.writer().submit(self._save_graph)
+        except RuntimeError:  # the writer is shut down: no next start to save for
+            self._unsaved = None
+
+    def _save_graph(self) -> None:
+        """In the writer: save the graph built from the disk model beside the index
+        (where ``codeloupe calls`` finds it too), unless the index or the graph changed
+        since. Holds the snapshot lock while it writes, so the graph is not changed
+        under the pickler."""
+        unsaved, index = self._unsaved, self.index
+        if unsaved is None or index is None:
+            return
+        path = saved_graph_path(index.store)
+        try:
+            if path is None or store_key(index.store) != unsaved[1]:
+                return  # the index moved on: this graph is not its graph any more
+        except Exception as exc:  # noqa: BLE001 - a cache: never fail the writer for it
+            log.info("codeloupe: cannot read the index state for the call graph: %s", exc)
+            return
+        with self._lock:
+            if self._unsaved is not unsaved:
+                return
+            self._unsaved = None
+            try:
+                unsaved[0].save(path, unsaved[1])
+            except OSError as exc:
+                log.info("codeloupe: cannot save the call graph to %s: %s", path, exc)
 
     def counts(self) -> dict[str, int]:
         files = self.files()

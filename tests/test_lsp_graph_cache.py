@@ -1,0 +1,109 @@
+"""The call graph saved beside the index: a warm start loads it instead of resolving
+every call again; open buffers still go over it; a file changed on disk since is
+never answered from the stale graph."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from codeloupe.graph import GRAPH_FILE
+
+from .lsp_support import SERVER, command, copy_repo, position, start, stop, uri
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+CART_BUFFER_EXTRA = '''
+
+def ping(client: Client) -> bytes:
+    return client.send("ping")
+'''
+HTTP_DISK_EXTRA = '''
+
+def post(url: str) -> bytes:
+    return Client().send(url)
+'''
+
+
+async def own_server(root: Path, secret: Path) -> LanguageClient:
+    config = ClientServerConfig(server_command=SERVER.server_command,
+                                server_env={**os.environ, "CODELOUPE_SECRET_DIR": str(secret)})
+    client = await config.start()
+    await start(client, root, {"embeddings": False})
+    return client
+
+
+async def close(client: LanguageClient) -> None:
+    server = client._server
+    if server is not None and server.returncode is None:
+        server.kill()
+    await client.stop()
+
+
+async def callers_of_send(client: LanguageClient, root: Path) -> list[str]:
+    http = (root / "src/shop/http.py").read_text()
+    [item] = await client.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(root, "src/shop/http.py")),
+        position=position(http, "def send", offset=5)))
+    calls = await client.call_hierarchy_incoming_calls_async(
+        types.CallHierarchyIncomingCallsParams(item=item))
+    return sorted(c.from_.detail for c in calls)
+
+
+async def folder_status(client: LanguageClient) -> dict:
+    [folder] = (await command(client, "codeloupe.server.status", {}))["folders"]
+    return folder
+
+
+async def test_a_warm_start_loads_the_saved_graph_and_never_a_stale_one(tmp_path: Path) -> None:
+    root = copy_repo(tmp_path)
+    secret = tmp_path / "secret"
+
+    # cold: the graph is built from the index, then saved beside it (in the writer)
+    client = await own_server(root, secret)
+    try:
+        assert (await folder_status(client))["graph"] is None  # nothing needed it yet
+        assert await callers_of_send(client, root) == ["Client.fetch"]
+        st = await folder_status(client)
+        assert st["graph"] == "built"
+        saved = Path(st["index"]) / GRAPH_FILE
+        deadline = time.monotonic() + 30
+        while not saved.exists():
+            assert time.monotonic() < deadline, "the call graph was not saved"
+            await asyncio.sleep(0.05)
+        await stop(client)
+    finally:
+        await close(client)
+
+    # warm, nothing changed: loaded; an open buffer goes over the loaded graph
+    client = await own_server(root, secret)
+    try:
+        cart = (root / "src/shop/cart.py").read_text() + CART_BUFFER_EXTRA
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri(root, "src/shop/cart.py"),
+                                                 language_id="python", version=1, text=cart)))
+        deadline = time.monotonic() + 30
+        while (callers := await callers_of_send(client, root)) != ["Client.fetch", "ping"]:
+            assert time.monotonic() < deadline, callers
+            await asyncio.sleep(0.05)
+        assert (await folder_status(client))["graph"] == "loaded"
+        await stop(client)
+    finally:
+        await close(client)
+
+    # a file changed on disk since the graph was saved: built again, with the change
+    with (root / "src/shop/http.py").open("a", encoding="utf-8") as fh:
+        fh.write(HTTP_DISK_EXTRA)
+    client = await own_server(root, secret)
+    try:
+        assert await callers_of_send(client, root) == ["Client.fetch", "post"]
+        assert (await folder_status(client))["graph"] == "built"
+        await stop(client)
+    finally:
+        await close(client)
