@@ -9,7 +9,6 @@ import contextvars
 import dataclasses
 import logging
 import threading
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -226,14 +225,8 @@ class _AskProgress:
         params = _COMMAND_PARAMS.get()
         token = params.work_done_token if params is not None else None
         if token is None:
-            caps = self.ls.client_capabilities.window
-            if not (caps and caps.work_done_progress):
-                return
-            token = f"codeloupe/ask/{uuid.uuid4().hex[:8]}"
-            try:
-                await self.ls.work_done_progress.create_async(token)
-            except Exception as exc:
-                log.info("codeloupe: the client refused a progress token: %s", exc)
+            token = await self.ls.new_progress_token("ask")
+            if token is None:
                 return
         self.token = token
         short = question if len(question) <= 60 else question[:57] + "..."

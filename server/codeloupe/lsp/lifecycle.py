@@ -8,7 +8,6 @@ import gc
 import hashlib
 import logging
 import time
-import uuid
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -183,14 +182,8 @@ class _Progress:
         self.last = 0.0
 
     async def begin(self) -> None:
-        caps = self.ls.client_capabilities.window
-        if not (caps and caps.work_done_progress):
-            return
-        token = f"codeloupe/index/{uuid.uuid4().hex[:8]}"
-        try:
-            await self.ls.work_done_progress.create_async(token)
-        except Exception as exc:
-            log.info("codeloupe: the client refused a progress token: %s", exc)
+        token = await self.ls.new_progress_token("index")
+        if token is None:
             return
         self.token = token
         self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(

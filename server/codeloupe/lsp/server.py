@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -209,6 +210,20 @@ class CodeloupeServer(LanguageServer):
             "spliced_extractions": sum(t.spliced for t in trees),
             "rss_mb": _rss_mb(),
         }
+
+    async def new_progress_token(self, kind: str) -> str | None:
+        """A ``$/progress`` token of our own (``codeloupe/<kind>/…``), created on the
+        client; None when the client does not support progress or refuses it."""
+        caps = self.client_capabilities.window
+        if not (caps and caps.work_done_progress):
+            return None
+        token = f"codeloupe/{kind}/{uuid.uuid4().hex[:8]}"
+        try:
+            await self.work_done_progress.create_async(token)
+        except Exception as exc:
+            log.info("codeloupe: the client refused a progress token: %s", exc)
+            return None
+        return token
 
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"codeloupe: {text}"))
