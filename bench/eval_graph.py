@@ -53,7 +53,7 @@ Pair = tuple[str, int, str]  # (site path, site line, target id)
 def load_project(name: str) -> tuple[Path, str, Graph]:
     spec = json.loads((HERE / "eval" / "queries.json").read_text())
     project = next(p for p in spec["projects"] if p["name"] == name)
-    root = prepare_project(project, CACHE)
+    root = prepare_project(project, CACHE, roots="graph_roots")
     symbols: list[SymbolInfo] = []
     refs: list[dict] = []
     for rel, language in list_files(root):

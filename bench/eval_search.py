@@ -151,8 +151,9 @@ def _extract(archive: Path, dest: Path) -> None:
     tmp.rename(dest)
 
 
-def prepare_project(project: dict, cache: Path) -> Path:
-    """A fresh index root holding only the project's library source."""
+def prepare_project(project: dict, cache: Path, roots: str = "roots") -> Path:
+    """A fresh index root holding only the project's library source, under
+    ``cache/roots/`` (each evaluation its own ``roots``: a run wipes its root)."""
     fetch = project["fetch"]
     archive = _download(fetch, cache / "downloads")
     unpacked = cache / "src" / archive.name.removesuffix(".tar.gz").removesuffix(".tgz")
@@ -161,7 +162,7 @@ def prepare_project(project: dict, cache: Path) -> Path:
     source = unpacked / fetch["top_dir"] / project["source_subdir"]
     if not source.is_dir():
         raise EvalError(f"{project['name']}: no {project['source_subdir']} in {archive.name}")
-    root = cache / "roots" / f"{project['name']}-{fetch['version']}"
+    root = cache / roots / f"{project['name']}-{fetch['version']}"
     shutil.rmtree(root, ignore_errors=True)  # fresh every run: a cold index, no stale state
     shutil.copytree(
         source,
