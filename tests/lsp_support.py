@@ -119,3 +119,23 @@ async def stop(client: LanguageClient) -> None:
     await client.shutdown_session()
     server = client._server  # the subprocess pytest-lsp started
     assert server is not None and server.returncode == 0, f"server exit code {server and server.returncode}"
+
+
+async def end(client: LanguageClient) -> None:
+    """End a client of its own; a server still running (a failed test) is killed, not
+    waited for."""
+    server = client._server
+    if server is not None and server.returncode is None:
+        server.kill()
+    await client.stop()
+
+
+async def incoming_calls(client: LanguageClient, root: Path, rel: str,
+                         definition: str) -> list[types.CallHierarchyIncomingCall]:
+    """Call hierarchy's incoming calls of the function whose ``def NAME`` line is given."""
+    text = (root / rel).read_text()
+    [item] = await client.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(root, rel)),
+        position=position(text, definition, offset=5)))
+    return await client.call_hierarchy_incoming_calls_async(
+        types.CallHierarchyIncomingCallsParams(item=item))

@@ -15,7 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from codeloupe.graph import GRAPH_FILE
 
-from .lsp_support import SERVER, command, copy_repo, position, start, stop, uri
+from .lsp_support import SERVER, command, copy_repo, end, incoming_calls, start, stop, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -39,21 +39,8 @@ async def own_server(root: Path, secret: Path) -> LanguageClient:
     return client
 
 
-async def close(client: LanguageClient) -> None:
-    server = client._server
-    if server is not None and server.returncode is None:
-        server.kill()
-    await client.stop()
-
-
 async def callers_of_send(client: LanguageClient, root: Path) -> list[str]:
-    http = (root / "src/shop/http.py").read_text()
-    [item] = await client.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(
-        text_document=types.TextDocumentIdentifier(uri=uri(root, "src/shop/http.py")),
-        position=position(http, "def send", offset=5)))
-    calls = await client.call_hierarchy_incoming_calls_async(
-        types.CallHierarchyIncomingCallsParams(item=item))
-    return sorted(c.from_.detail for c in calls)
+    return sorted(c.from_.detail for c in await incoming_calls(client, root, "src/shop/http.py", "def send"))
 
 
 async def folder_status(client: LanguageClient) -> dict:
@@ -79,7 +66,7 @@ async def test_a_warm_start_loads_the_saved_graph_and_never_a_stale_one(tmp_path
             await asyncio.sleep(0.05)
         await stop(client)
     finally:
-        await close(client)
+        await end(client)
 
     # warm, nothing changed: loaded; an open buffer goes over the loaded graph
     client = await own_server(root, secret)
@@ -95,7 +82,7 @@ async def test_a_warm_start_loads_the_saved_graph_and_never_a_stale_one(tmp_path
         assert (await folder_status(client))["graph"] == "loaded"
         await stop(client)
     finally:
-        await close(client)
+        await end(client)
 
     # a file changed on disk since the graph was saved: built again, with the change
     with (root / "src/shop/http.py").open("a", encoding="utf-8") as fh:
@@ -106,4 +93,4 @@ async def test_a_warm_start_loads_the_saved_graph_and_never_a_stale_one(tmp_path
         assert (await folder_status(client))["graph"] == "built"
         await stop(client)
     finally:
-        await close(client)
+        await end(client)

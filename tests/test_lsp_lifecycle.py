@@ -17,6 +17,7 @@ from .lsp_support import (
     SERVER,
     command,
     copy_repo,
+    end,
     open_document,
     start,
     stop,
@@ -113,14 +114,6 @@ async def own_server(root: Path) -> LanguageClient:
     return client
 
 
-async def close(client: LanguageClient) -> None:
-    """End the client; a server still running (a failed test) is killed, not waited for."""
-    server = client._server
-    if server is not None and server.returncode is None:
-        server.kill()
-    await client.stop()
-
-
 async def shutdown_and_exit(client: LanguageClient) -> None:
     """`shutdown`, then `exit`: the process ends by itself, with status 0."""
     await asyncio.wait_for(client.shutdown_async(None), 30)
@@ -166,7 +159,7 @@ async def test_shutdown_during_the_first_model_load_leaves_a_consistent_index(tm
         type_a_function(client, root)
         await shutdown_and_exit(client)
     finally:
-        await close(client)
+        await end(client)
     # what was written is consistent: a new server answers from it and embeds the rest
     client = await own_server(root)
     try:
@@ -174,7 +167,7 @@ async def test_shutdown_during_the_first_model_load_leaves_a_consistent_index(tm
         assert st["folders"][0]["files"] == 5 and st["folders"][0]["pending_embeddings"] == 0
         await stop(client)
     finally:
-        await close(client)
+        await end(client)
 
 
 async def test_ready_when_the_run_ends_and_exit_after_an_edit_is_clean(tmp_path: Path) -> None:
@@ -184,7 +177,7 @@ async def test_ready_when_the_run_ends_and_exit_after_an_edit_is_clean(tmp_path:
         await wait_ready(client)
         await stop(client)
     finally:
-        await close(client)
+        await end(client)
 
     # A warm start: nothing to embed, the model not loaded yet. The run is over when
     # its last progress report ("embedding 0/0 symbols") arrives, and status says so
@@ -203,4 +196,4 @@ async def test_ready_when_the_run_ends_and_exit_after_an_edit_is_clean(tmp_path:
         await asyncio.sleep(0.3)
         await shutdown_and_exit(client)
     finally:
-        await close(client)
+        await end(client)

@@ -17,6 +17,7 @@ from .lsp_support import (
     command,
     copy_repo,
     flatten,
+    incoming_calls,
     open_document,
     position,
     start,
@@ -61,12 +62,7 @@ async def symbols(client: LanguageClient, repo: Path, rel: str) -> dict[str, typ
 
 
 async def callers_of_total_price(client: LanguageClient, repo: Path) -> list[str]:
-    cart = (repo / "src/shop/cart.py").read_text()
-    [item] = await client.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(
-        text_document=types.TextDocumentIdentifier(uri=uri(repo, "src/shop/cart.py")),
-        position=position(cart, "def total_price", offset=5)))
-    calls = await client.call_hierarchy_incoming_calls_async(
-        types.CallHierarchyIncomingCallsParams(item=item))
+    calls = await incoming_calls(client, repo, "src/shop/cart.py", "def total_price")
     return [c.from_.name for c in calls]
 
 
