@@ -129,14 +129,24 @@ class ChatClient:
         port = f":{t.port}" if t.port else ""
         return f"{t.scheme}://{t.host}{port}{t.base_path}"
 
+    def _stop_if_cancelled(self) -> None:
+        """Raise LLMCancelled once ``cancel`` was called (whatever else went wrong)."""
+        if self._cancelled.is_set():
+            raise LLMCancelled("cancelled") from None
+
+    def _broke_off(self, exc: BaseException) -> LLMError:
+        """The error for a connection lost in the middle of an answer."""
+        if self._cancelled.is_set():
+            return LLMCancelled("cancelled")
+        return LLMError(f"the LLM endpoint {self._where()} broke off its answer: {exc}")
+
     def _request(self, method: str, path: str, body: dict | None) -> http.client.HTTPResponse:
         """One request with retries; the response has a 2xx status (else LLMError)."""
         payload = json.dumps(body).encode("utf-8") if body is not None else None
         attempts = max(1, self.config.retries + 1)
         delay = self.config.backoff_s
         for attempt in range(1, attempts + 1):
-            if self._cancelled.is_set():
-                raise LLMCancelled("cancelled")
+            self._stop_if_cancelled()
             conn = self._connect()
             retry_after: float | None = None
             try:
@@ -149,8 +159,7 @@ class ChatClient:
                                "--llm-url / the llmEndpoint setting)") from None
             except TimeoutError:
                 conn.close()
-                if self._cancelled.is_set():
-                    raise LLMCancelled("cancelled") from None
+                self._stop_if_cancelled()
                 raise LLMError(f"the LLM endpoint {self._where()} did not answer within "
                                f"{self.config.timeout_s:g}s") from None
             except socket.gaierror as exc:
@@ -159,8 +168,7 @@ class ChatClient:
                                f"{exc.strerror or exc}") from None
             except (ConnectionError, http.client.HTTPException, OSError) as exc:
                 conn.close()
-                if self._cancelled.is_set():
-                    raise LLMCancelled("cancelled") from None
+                self._stop_if_cancelled()
                 problem = f"connection failed ({exc.__class__.__name__}: {exc})"
                 if attempt < attempts:
                     log.info("codeloupe: LLM endpoint %s: %s; retrying", self._where(), problem)
@@ -259,13 +267,10 @@ class ChatClient:
                 raise LLMError(f"the LLM endpoint {self._where()} did not finish its answer "
                                f"within {self.config.timeout_s:g}s") from None
             except (OSError, http.client.HTTPException) as exc:
-                if self._cancelled.is_set():
-                    raise LLMCancelled("cancelled") from None
-                raise LLMError(f"the LLM endpoint {self._where()} broke off its answer: {exc}") from None
+                raise self._broke_off(exc) from None
         finally:
             self._close(resp)
-        if self._cancelled.is_set():
-            raise LLMCancelled("cancelled")
+        self._stop_if_cancelled()
         try:
             data = json.loads(raw)
             message = data["choices"][0]["message"]
@@ -294,14 +299,11 @@ class ChatClient:
                 return
             yield from self._events(resp)
         except TimeoutError:
-            if self._cancelled.is_set():
-                raise LLMCancelled("cancelled") from None
+            self._stop_if_cancelled()
             raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
                            f"{self.config.timeout_s:g}s in the middle of its answer") from None
         except (OSError, http.client.HTTPException) as exc:
-            if self._cancelled.is_set():
-                raise LLMCancelled("cancelled") from None
-            raise LLMError(f"the LLM endpoint {self._where()} broke off its answer: {exc}") from None
+            raise self._broke_off(exc) from None
         except ValueError as exc:
             raise LLMError(f"the LLM endpoint {self._where()} sent invalid JSON: {exc}") from None
         finally:
@@ -310,12 +312,10 @@ class ChatClient:
     def _events(self, resp: http.client.HTTPResponse) -> Iterator[str]:
         data_lines: list[str] = []
         while True:
-            if self._cancelled.is_set():
-                raise LLMCancelled("cancelled")
+            self._stop_if_cancelled()
             raw = resp.readline()
             if not raw:
-                if self._cancelled.is_set():
-                    raise LLMCancelled("cancelled")
+                self._stop_if_cancelled()
                 return  # the server closed the stream (some omit [DONE])
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             if line.startswith("data:"):
