@@ -43,6 +43,7 @@ def targets(g: Graph, path: str, caller: str, name: str, line: int) -> tuple[set
 
 
 PY = "app/mail.py"
+RJ = "lib/registry.js"
 PT = "app/net/transport.py"
 CASES = {
     "python": [
@@ -70,6 +71,8 @@ CASES = {
         # a constructor inherited from a base
         (PY, "build", "RetryingTransport", 41,
          {f"{PT}::RetryingTransport", f"{PT}::Transport.__init__"}, "import"),
+        # an element of an annotated list (a slice stays a list: test_subscripts_and_unions)
+        (PY, "pick", "flush", 45, {f"{PY}::Mailer.flush"}, "type"),
     ],
     "typescript": [
         ("src/transport.ts", "Transport.send", "write", 9, {"src/transport.ts::Transport.write"}, "self"),
@@ -84,6 +87,14 @@ CASES = {
         ("src/mail.ts", "Service.run", "get", 27, None, None),
         ("src/mail.ts", "pick", "Transport", 32,
          {"src/transport.ts::Transport", "src/transport.ts::Transport.constructor"}, "import"),
+        # xs.slice(-1)[0]: an element of the typed array
+        ("src/registry.ts", "Registry.last", "write", 17, {"src/transport.ts::Transport.write"}, "type"),
+        # let x = null, reassigned `c ? t : null` in a loop: the reassignments' values
+        ("src/registry.ts", "Registry.last", "send", 22, {"src/transport.ts::Transport.send"}, "type"),
+        # a call of a function the constructor assigns to `this.fire`
+        ("src/registry.ts", "Registry.last", "fire", 23, {"src/registry.ts::Hook.constructor.fire"}, "type"),
+        # an untyped parameter of a local closure: what its defining method passes
+        ("src/registry.ts", "Registry.each.use", "fire", 28, {"src/registry.ts::Hook.constructor.fire"}, "type"),
     ],
     "javascript": [
         ("lib/transport.js", "Transport.send", "write", 7, {"lib/transport.js::Transport.write"}, "self"),
@@ -94,6 +105,22 @@ CASES = {
         ("lib/app.js", "main", "Mailer", 13, {"lib/transport.js::Mailer"}, "import"),
         ("lib/app.js", "main", "send", 14, {"lib/transport.js::Mailer.send"}, "type"),
         ("lib/app.js", "main", "write", 15, {"lib/transport.js::Transport.write"}, "type"),
+        # `this.send = function` in a method of the class: a call of this.send() is that
+        # function (the other class assigning its own `this.send` is not a target)
+        (RJ, "Param.check", "send", 33, {f"{RJ}::Param.choices.send"}, "self"),
+        (RJ, "Registry.sendWith", "send", 68, {f"{RJ}::Flag.choices.send"}, "type"),
+        # elements of `/** @type {Param[]} */` arrays: xs.slice(-1)[0], xs[0], xs.concat().reverse().at(-1)
+        (RJ, "Registry.last", "label", 55, {f"{RJ}::Param.label"}, "type"),
+        (RJ, "Registry.last", "label", 57, {f"{RJ}::Flag.label"}, "type"),
+        (RJ, "Registry.last", "label", 59, {f"{RJ}::Param.label"}, "type"),
+        # `let active = null` reassigned `flag.variadic ? flag : null`
+        (RJ, "Registry.scan", "label", 77, {f"{RJ}::Flag.label"}, "type"),
+        # parameters of local closures, from the calls of the method defining them:
+        # check(declared) in a forEach over `Param[]`, other(this.findFlag(v))
+        (RJ, "Registry.each.check", "label", 84, {f"{RJ}::Param.label"}, "type"),
+        (RJ, "Registry.each.other", "label", 87, {f"{RJ}::Flag.label"}, "type"),
+        # a callback over what a method returns, `@returns {Param[]}`
+        (RJ, "Registry.show", "label", 111, {f"{RJ}::Param.label"}, "type"),
     ],
     "java": [
         ("com/acme/net/Transport.java", "Transport.send", "write", 11,
@@ -161,6 +188,26 @@ def test_type_references() -> None:
     assert [r.enclosing for r in refs["subclassed"]] == [f"{PT}::RetryingTransport"]
     assert {r.enclosing for r in refs["type"]} == {f"{PY}::Service.__init__"}
     assert {e.site.caller for e in refs["instantiated"]} == {f"{PY}::Service.run"}
+
+
+def test_subscripts_and_unions() -> None:
+    """A value that may be of two classes keeps both, as one ambiguous precise step
+    (still in the default view); a closure's parameter is typed only from the calls
+    its defining function makes itself; a Python slice is a list, not an element."""
+    g = load("javascript")
+    for line, caller, name, want in (
+            # @param {(Flag | Param)} target: both functions assigned to `this.send`
+            (67, "Registry.sendWith", "send", {f"{RJ}::Flag.choices.send", f"{RJ}::Param.choices.send"}),
+            # `c ? this.params[0] : this.findFlag(x)`: either class
+            (79, "Registry.scan", "label", {f"{RJ}::Param.label", f"{RJ}::Flag.label"})):
+        got, edges = targets(g, RJ, caller, name, line)
+        assert got == want
+        assert all(e.reason == "type" and e.ambiguous and e.confidence >= DEFAULT_MIN_CONFIDENCE for e in edges)
+    # a closure called from a nested function only: its parameter stays unknown
+    got, edges = targets(g, RJ, "Registry.each.lone", "label", 90)
+    assert got == {f"{RJ}::Flag.label", f"{RJ}::Param.label"} and all(e.reason == "name" for e in edges)
+    got, edges = targets(load("python"), PY, "pick", "count", 46)
+    assert all(e.reason == "name" for e in edges)
 
 
 def _file_rows(rel: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:

@@ -307,16 +307,26 @@
   name: (identifier) @name
   value: [(new_expression) (call_expression) (await_expression) (identifier)
           (member_expression) (string) (template_string) (number) (array)
-          (as_expression)] @source) @reference.assign
+          (as_expression)
+          (subscript_expression) (ternary_expression)] @source) @reference.assign
 
 (public_field_definition
   name: (property_identifier) @name
   value: [(new_expression) (call_expression) (identifier) (member_expression)] @source) @reference.assign
 
+; this.x = ...: a function expression too (this.parse = (v) => ...: a call of
+; x.parse() on an instance calls that function)
 (assignment_expression
   left: (member_expression object: (this) @receiver property: (property_identifier) @name)
   right: [(new_expression) (call_expression) (await_expression) (identifier)
-          (member_expression)] @source) @reference.assign
+          (member_expression) (subscript_expression) (ternary_expression)
+          (arrow_function) (function_expression)] @source) @reference.assign
+
+; x = ... (a variable assigned again: `let found = null; ... found = a ? b : null`)
+(assignment_expression
+  left: (identifier) @name
+  right: [(new_expression) (call_expression) (await_expression) (identifier)
+          (member_expression) (subscript_expression) (ternary_expression)] @source) @reference.assign
 
 (for_in_statement left: (identifier) @name) @reference.typed
 

@@ -452,6 +452,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
 
     if language in ("javascript", "typescript", "tsx"):
         references += _jsdoc_facts(symbols, path)
+        references += _closure_param_facts(path, language, real, references, src)
     return FileExtraction(path, language, [module, *symbols], references, original_errors)
 
 
@@ -471,6 +472,109 @@ def _jsdoc_facts(symbols: list[Symbol], path: str) -> list[Reference]:
         m = _JSDOC_RETURNS.search(s.doc)
         if m:
             out.append(Reference(path, "returns", m.group(1).strip()[:_FACT_LIMIT], "", 0, 0, s.id))
+    return out
+
+
+# JS/TS: a local closure's parameters take the values its defining function passes
+_CLOSURE_DECLS = frozenset({"lexical_declaration", "variable_declaration", "function_declaration"})
+_FUNCTION_NODES = frozenset({"arrow_function", "function_expression", "function_declaration",
+                             "generator_function", "generator_function_declaration"})
+_ARG_NODES = frozenset({"identifier", "member_expression", "subscript_expression", "call_expression",
+                        "new_expression", "this"})
+_LOCAL_FACTS = frozenset({"typed", "assign", "elem"})
+_call_queries: dict[str, object] = {}
+
+
+def _js_function_node(decl: Node) -> Node | None:
+    if decl.type in _FUNCTION_NODES:
+        return decl
+    for child in decl.named_children:
+        if child.type == "variable_declarator":
+            value = child.child_by_field_name("value")
+            if value is not None and value.type in _FUNCTION_NODES:
+                return value
+    return None
+
+
+def _js_params(fn: Node, src: _Source) -> list[str | None]:
+    """A function's parameter names by position (None: a destructuring pattern)."""
+    single = fn.child_by_field_name("parameter")
+    if single is not None:
+        return [src.node_text(single)] if single.type == "identifier" else []
+    params = fn.child_by_field_name("parameters")
+    out: list[str | None] = []
+    for p in params.named_children if params is not None else ():
+        if p.type == "comment":
+            continue
+        if p.type in ("required_parameter", "optional_parameter"):  # TypeScript
+            p = p.child_by_field_name("pattern") or p
+        if p.type == "assignment_pattern":
+            p = p.child_by_field_name("left") or p
+        if p.type == "rest_pattern":
+            break
+        out.append(src.node_text(p) if p.type == "identifier" else None)
+    return out
+
+
+def _closure_param_facts(path: str, language: str, real: list[_Def], references: list[Reference],
+                         src: _Source) -> list[Reference]:
+    """``const parse = (arg, value) => {...}`` inside a function that calls it
+    ``parse(declared, 1)``: ``arg`` holds ``declared`` (an ``assign`` fact in the
+    closure, read in the scope of the function defining it, which the closure sees).
+    Only calls made directly in that function, of arguments that are names, members,
+    subscripts, calls or ``new``, and none that the closure binds itself."""
+    closures: dict[int, dict[str, tuple[_Def, list[str | None], Node]]] = {}  # owner node id → name → closure
+    owners: dict[int, _Def] = {}
+    for d in real:
+        owner = d.owner
+        if (d.symbol is None or d.symbol.kind != "function" or owner is None or owner.symbol is None
+                or owner.symbol.kind not in ("function", "method", "constructor")
+                or d.node.type not in _CLOSURE_DECLS):
+            continue
+        fn = _js_function_node(d.node)
+        params = _js_params(fn, src) if fn is not None else []
+        if any(params):
+            closures.setdefault(owner.node.id, {})[d.name] = (d, params, fn)
+            owners[owner.node.id] = owner
+    if not closures:
+        return []
+    query = _call_queries.get(language)
+    if query is None:
+        from tree_sitter import Query
+
+        from .languages import get_language
+        query = _call_queries[language] = Query(
+            get_language(language), "(call_expression function: (identifier) @callee arguments: (arguments) @args)")
+    from tree_sitter import QueryCursor
+
+    bound: dict[str, set[str]] = {}
+    for r in references:
+        if r.kind in _LOCAL_FACTS:
+            bound.setdefault(r.enclosing, set()).add(r.name)
+    out: list[Reference] = []
+    for key, named in closures.items():
+        owner = owners[key]
+        inner = [d for d in real if d is not owner and owner.start <= d.start and d.end <= owner.end]
+        for _pattern, captures in QueryCursor(query).matches(owner.node):
+            callee, args = captures["callee"][0], captures["args"][0]
+            found = named.get(src.node_text(callee))
+            if found is None:
+                continue
+            d, params, fn = found
+            at = callee.start_byte
+            if any(i.start <= at < i.end for i in inner):  # called from another function
+                continue
+            own = bound.get(d.symbol.id, set()) | {p for p in params if p}
+            values = [a for a in args.named_children if a.type != "comment"]
+            for name, arg in zip(params, values, strict=False):
+                if name is None or arg.type not in _ARG_NODES:
+                    continue
+                text = src.node_text(arg)
+                head = re.match(r"[A-Za-z_$][\w$]*", text)
+                if head is None or head.group(0) in own or (
+                        head.group(0) == "this" and fn.type != "arrow_function"):
+                    continue
+                out.append(Reference(path, "assign", name, "", 0, 0, d.symbol.id, text[:_FACT_LIMIT]))
     return out
 
 

@@ -15,7 +15,12 @@ step that found it (``reason``) and a ``confidence``:
    imports, Go packages), and ``module.name`` through such a binding;
 4. ``type``: a call on a value whose type is known from local inference
    (``x = Foo()``, ``x: Foo``, annotated parameters and returns, ``self.x = Foo()``,
-   ``a.b().c()`` through known return types);
+   ``a.b().c()`` through known return types; elements of typed sequences: ``xs[0]``,
+   ``xs.slice(-1)[0]``, array-method callbacks, ``@returns {X[]}``; either branch
+   of ``c ? a : b``; every assignment of a variable assigned again; a JS closure's
+   parameters from the calls its defining function makes; a function a method
+   assigns to ``this.name``, for ``x.name()`` on an instance whose class has no
+   such member);
 5. ``name``: only when nothing above found the target (nor showed it lies outside
    the repository: a builtin, an external module, a method of an external type), by
    name across the repository: low confidence, every candidate kept and the edges
@@ -60,6 +65,7 @@ from .resolve import (
     python_module_path,
     receiver_parts,
     split_top,
+    ternary_branches,
     type_name,
 )
 
@@ -78,6 +84,8 @@ _SEQUENCE_COPY = re.compile(r"^(list|tuple|sorted|reversed|set|frozenset|iter)\(
 _SAME_SEQUENCE = frozenset({"filter", "slice", "concat", "sort", "reverse", "toSorted", "toReversed",
                             "copy", "splice"})
 _ONE_ELEMENT = frozenset({"find", "findLast", "pop", "shift", "at", "get"})
+# a function expression as written: `(a, b) => ...`, `x => ...`, `async function () {...}`
+_FUNCTION_EXPR = re.compile(r"^(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
 GRAPH_FORMAT = 2  # of Graph.save files
 _MAGIC = b"codeloupe-graph\n"
 GRAPH_FILE = "callgraph.pickle"  # in the index folder: the map Graph.for_store saves
@@ -804,6 +812,28 @@ class Graph:
                 return found, external
         return [], external
 
+    def _assigned_functions(self, cls_id: str, name: str) -> list[SymbolInfo]:
+        """Functions that a method of the class (or of a base) assigns to an attribute
+        of the instance, ``this.parseArg = (arg) => {...}``: what ``x.parseArg()``
+        calls on an instance whose class has no member of that name. The function is
+        the symbol defined by that assignment (``Argument.choices.parseArg``)."""
+        self._need(name)
+        for mid in self._mro(cls_id)[0]:
+            cls = self.symbols.get(mid)
+            facts = self.facts.get(cls.path) if cls is not None else None
+            fl = facts.attrs.get(mid, {}).get(name) if facts is not None else None
+            found: list[SymbolInfo] = []
+            for form, text, scope in fl or ():
+                if form != "v" or not _FUNCTION_EXPR.match(text):
+                    continue
+                own = self.symbols.get(scope)
+                defs = [own] if own is not None and own.name == name else \
+                    self.children.get(scope, {}).get(name, [])
+                found.extend(d for d in defs if d.kind in FUNCTION_KINDS and d not in found)
+            if found:
+                return found
+        return []
+
     def _subclass_members(self, cls_id: str, name: str) -> list[SymbolInfo]:
         """``name`` defined by the classes that derive from this one (a mixin calling
         a method its host class provides)."""
@@ -1061,10 +1091,29 @@ class Graph:
             if value is None or value[0] == "arr":
                 return value
             return EXTERNAL
+        branches = ternary_branches(t) if lang != "python" and "?" in t else None
+        if branches is not None:  # `c ? a : b`: either value
+            return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in branches])
         parts = receiver_parts(t)
         if not parts:
             return None
         return self._parts_value(parts, path, scope, depth + 1)
+
+    @staticmethod
+    def _either_value(values: list[Value | None]) -> Value | None:
+        """A value that is one of these: the repository ones of the first kind among
+        them (``c ? option : null`` → the option); EXTERNAL when every one is."""
+        kind = ""
+        ids: list[str] = []
+        for value in values:
+            if value is None or value == EXTERNAL:
+                continue
+            if not kind or value[0] == kind:
+                kind = value[0]
+                ids.extend(i for i in value[1] if i not in ids)
+        if ids:
+            return (kind, tuple(ids))
+        return EXTERNAL if values and all(v == EXTERNAL for v in values) else None
 
     def _parts_value(self, parts: list[str], path: str, scope: str, depth: int) -> Value | None:
         first = parts[0]
@@ -1073,8 +1122,12 @@ class Graph:
         else:
             value = self._name_value(first, path, scope, depth + 1)
         for part in parts[1:]:
-            is_call = part.endswith("()")
-            value = self._attr_value(value, part[:-2] if is_call else part, is_call, depth + 1)
+            if part.startswith("["):  # xs[i]: an element of a sequence; xs[1:]: the sequence
+                value = (value if part == "[:]" else ("inst", value[1])) \
+                    if value is not None and value[0] == "arr" else None
+            else:
+                is_call = part.endswith("()")
+                value = self._attr_value(value, part[:-2] if is_call else part, is_call, depth + 1)
             if value is None:
                 return None
         return value
@@ -1169,6 +1222,11 @@ class Graph:
                         kind_out = value[0]
                     continue
                 if is_call:
+                    assigned = self._assigned_functions(cid, attr)
+                    value = self._returns(assigned, depth + 1) if assigned else None
+                    if value is not None and value != EXTERNAL:
+                        classes.extend(value[1])
+                        kind_out = value[0]
                     continue
                 for mid in self._mro(cid)[0]:
                     cls = self.symbols.get(mid)
@@ -1283,8 +1341,8 @@ class Graph:
             value = self._type_value(text, f.path, f.id, depth + 1)
             if value == EXTERNAL:
                 external = True
-            elif value is not None and value[0] == "inst":
-                kind = "inst"
+            elif value is not None and value[0] in ("inst", "arr") and kind in ("", value[0]):
+                kind = value[0]  # instances, or a sequence of them (`@returns {Command[]}`)
                 out.extend(value[1])
         if out:
             return (kind, tuple(dict.fromkeys(out)))
@@ -1361,7 +1419,9 @@ class Graph:
                 external = False
                 for cid in ids:
                     found, ext = self._lookup(cid, name)
-                    external = external or ext
+                    if not found and kind == "inst":
+                        found = self._assigned_functions(cid, name)
+                    external = external or (ext and not found)
                     targets.extend(s for s in found if s not in targets)
                 if not targets and kind == "cls" and name == "new" and lang == "ruby":
                     return self._edges(site, self._symbols(ids), "type", ctor=True), False
@@ -1383,6 +1443,9 @@ class Graph:
         found, external = self._lookup(cls.id, name)
         if found:
             return self._edges(site, found, "self", ctor=True), False
+        assigned = self._assigned_functions(cls.id, name)
+        if assigned:
+            return self._edges(site, assigned, "self"), False
         subs = self._subclass_members(cls.id, name)
         if subs:
             return self._edges(site, subs, "subclass"), False

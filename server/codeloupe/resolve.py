@@ -123,6 +123,9 @@ def type_name(text: str) -> str | None:
     for prefix in ("readonly ", "const ", "final ", "*", "&", "?"):
         while t.startswith(prefix):
             t = t[len(prefix):].strip()
+    if t.startswith("(") and _matching(t) == len(t) - 1:
+        if len(split_top(t[1:-1], "|")) > 1:  # JSDoc: {(Option | Argument)}
+            return type_name(t[1:-1])
     if t.startswith("(") and t.endswith(")"):  # Go: (T, error)
         first = split_top(t[1:-1], ",")[0].strip()
         parts = first.split()
@@ -181,8 +184,10 @@ def element_name(text: str) -> str | None:
 @lru_cache(maxsize=65536)
 def receiver_parts(expr: str) -> list[str]:
     """``self.pool.get(x).conn`` → ``["self", "pool", "get()", "conn"]``; a call keeps
-    ``()`` with its arguments dropped. Empty when the expression is not a chain of names
-    and calls (a literal, an operator expression, a subscript)."""
+    ``()`` with its arguments dropped, a subscript after a name or a call is a part
+    ``[]`` (``xs.slice(-1)[0]`` → ``["xs", "slice()", "[]"]``; a slice ``xs[1:]``:
+    ``[:]``). Empty when the expression is not a chain of names, calls and subscripts
+    (a literal, an operator expression)."""
     e = expr.strip()
     for prefix in ("await ", "new ", "yield "):
         if e.startswith(prefix):
@@ -200,16 +205,69 @@ def receiver_parts(expr: str) -> list[str]:
         if rest.startswith("<"):  # generic arguments: new Map<K, V>()
             close = rest.find(">")
             rest = rest[close + 1:].strip() if close != -1 else ""
+        rest = rest.rstrip()
         if not rest:
             out.append(m.group(0))
-        elif rest.startswith("(") or rest.startswith("{"):
-            # f(...) / Go composite literal T{...}: only a trailing call is understood
-            if _matching(rest) < len(rest.rstrip()) - 1:
+            continue
+        name = m.group(0)
+        if rest.startswith("(") or rest.startswith("{"):
+            # f(...) / Go composite literal T{...}: one call (its text may be cut
+            # short), then subscripts only
+            name += "()"
+            rest = rest[_matching(rest) + 1:].strip()
+        out.append(name)
+        while rest:  # xs[0], f()[i][j]
+            if not rest.startswith("["):
                 return []
-            out.append(m.group(0) + "()")
-        else:
-            return []
+            end = _matching(rest)
+            if end >= len(rest):
+                return []
+            inner = rest[1:end]
+            # a Python slice (xs[1:]) is a sequence again; an index, one element
+            out.append("[:]" if len(split_top(inner, ":")) > 1 and "?" not in inner else "[]")
+            rest = rest[end + 1:].strip()
     return out
+
+
+def ternary_branches(text: str) -> tuple[str, str] | None:
+    """``c ? a : b`` → ``("a", "b")`` (outside brackets and quotes; ``?.`` and ``??``
+    are not a ternary); None when the expression is not one."""
+    depth = 0
+    quote = ""
+    question = -1
+    nested = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'`":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and c == "?":
+            if text.startswith("?.", i) and not text[i + 2:i + 3].isdigit() or text.startswith("??", i):
+                i += 2
+                continue
+            if question < 0:
+                question = i
+            else:
+                nested += 1
+        elif depth == 0 and c == ":" and question >= 0:
+            if nested:
+                nested -= 1
+            else:
+                a, b = text[question + 1:i].strip(), text[i + 1:].strip()
+                return (a, b) if a and b else None
+        i += 1
+    return None
 
 
 def _matching(text: str) -> int:

@@ -39,3 +39,8 @@ class Service:
 
 def build():
     return tr.RetryingTransport("h")
+
+
+def pick(mailers: list[Mailer]):
+    mailers[0].flush()
+    mailers[1:].count(2)
