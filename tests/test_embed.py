@@ -9,6 +9,7 @@ from codeloupe.embed import (
     model_identity,
     search_text,
     split_identifier,
+    summary_text,
 )
 from codeloupe.extract import extract_text
 
@@ -45,6 +46,18 @@ def test_long_class_is_embedded_as_header_and_members() -> None:
     assert "x = value * 2" not in text
     small = _symbols("class Small:\n    def go(self):\n        return 1\n")
     assert "return 1" in embed_text(small["Small"])
+
+
+def test_summary_of_a_long_symbol_is_its_name_signature_and_doc() -> None:
+    body = "".join(f"    total += weights[{i}] * values[{i}]\n" for i in range(40))
+    syms = _symbols(f'def weighted_sum(values, weights):\n    """Dot product."""\n    total = 0\n{body}'
+                    "    return total\n")
+    sym = syms["weighted_sum"]
+    text = embed_text(sym)
+    summary = summary_text(sym, text)
+    assert summary == "function weighted sum\ndef weighted_sum(values, weights)\nDot product."
+    short = _symbols("def one():\n    return 1\n")["one"]
+    assert summary_text(short, embed_text(short)) == embed_text(short)  # one vector will do
 
 
 def test_search_text_has_split_and_raw_identifiers() -> None:

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,12 @@ def rows(index: Index) -> dict[str, dict]:
     return {r["id"]: r for r in table}
 
 
+def text_keys(symbol_rows: Iterable[dict]) -> set[str]:
+    """The distinct embedded texts of these symbols: each has a text and a summary
+    (the same key when the symbol is short)."""
+    return {key for r in symbol_rows for key in (r["embed_key"], r["summary_key"])}
+
+
 def open_index(root: Path, embedder) -> Index:
     return Index(root, Settings(), embedder=embedder)
 
@@ -37,7 +44,8 @@ def test_cold_then_warm_start_with_nothing_changed(sample_repo: Path, embedder) 
     assert "src/shop/http.py::Client.fetch" in before
     assert "src/shop/http.py::<module>" in before
     assert all(r["vector"] is not None for r in before.values())
-    assert report.embeddings_computed == len({r["embed_key"] for r in before.values()})
+    assert all(r["summary_vector"] is not None for r in before.values())
+    assert report.embeddings_computed == len(text_keys(before.values()))
 
     again = open_index(sample_repo, embedder).update()
     assert (again.files_parsed, again.embeddings_computed, again.files_unchanged) == (0, 0, 4)
@@ -61,7 +69,8 @@ def test_edit_add_delete_rename_touch_only_affected_rows(sample_repo: Path, embe
     assert report.files_parsed == 1
     changed = {i for i in after if after[i]["embed_key"] != before.get(i, {}).get("embed_key")}
     assert changed == {"src/shop/cart.py::Cart", "src/shop/cart.py::Cart.add_item"}
-    assert report.embeddings_computed == 2
+    assert report.embeddings_computed == len(text_keys(after.values()) - text_keys(before.values()))
+    assert 2 <= report.embeddings_computed <= 4  # each changed symbol: its text, maybe its summary
     for sym_id, row in after.items():
         if sym_id not in changed:
             assert row["content_hash"] == before[sym_id]["content_hash"]
@@ -84,8 +93,10 @@ def test_edit_add_delete_rename_touch_only_affected_rows(sample_repo: Path, embe
     moved = [i for i in rows(idx) if i.startswith("src/shop/transport.py::")]
     assert len(moved) == n_http and not [i for i in rows(idx) if i.startswith("src/shop/http.py")]
     # Only the module unit, whose name is the path, is new text; every symbol is reused.
-    assert report.embeddings_computed == 1
-    assert report.embeddings_reused == n_http - 1
+    module = rows(idx)["src/shop/transport.py::<module>"]
+    assert report.embeddings_computed == len(text_keys([module]))
+    assert report.embeddings_reused == len(text_keys(
+        r for i, r in rows(idx).items() if i in moved and r is not module and not i.endswith("<module>")))
 
 
 def test_symbols_and_full_text_come_before_embeddings_and_a_later_run_finishes(
@@ -102,9 +113,8 @@ def test_symbols_and_full_text_come_before_embeddings_and_a_later_run_finishes(
     # a new process (a new Index) completes what the first one left
     report2 = open_index(sample_repo, embedder).update()
     assert report2.files_parsed == 0
-    assert report2.embeddings_computed == report.symbols - report.embeddings_reused - (
-        report.symbols - len({r["embed_key"] for r in rows(idx).values()})
-    )
+    assert report.embeddings_reused == 0  # a new index, an empty cache
+    assert report2.embeddings_computed == len(text_keys(rows(idx).values()))
     assert idx.store.count_pending() == 0
 
 
@@ -266,7 +276,9 @@ def test_buffer_update_then_disk_resync(sample_repo: Path, embedder) -> None:
     pending = {i for i, r in after.items() if r["vector"] is None}
     assert pending == {"src/shop/cart.py::apply_discount", "src/shop/cart.py::<module>"}
     in_cart = [i for i in after if i.startswith("src/shop/cart.py::")]
-    assert report.embeddings_reused == len(in_cart) - 2 and len(after) == len(before) + 1
+    assert report.embeddings_reused == len(text_keys(
+        r for i, r in after.items() if i in in_cart and i not in pending))
+    assert len(after) == len(before) + 1
     files = idx.store.load_files()
     assert files["src/shop/cart.py"].mtime_ns == BUFFER_MTIME
     refs = [r for r in idx.store.refs.to_arrow().to_pylist()

@@ -106,3 +106,44 @@ def test_tolerates_query_syntax(searcher: Searcher) -> None:
 
 
 _ = Path
+
+
+class KeywordEmbedder:
+    """Vectors that count three words, so which of a symbol's two texts is nearer
+    to a query is known exactly."""
+
+    model_id = "test/keywords"
+    dim = 3
+    max_tokens = 256
+    WORDS = ("alpha", "beta", "gamma")
+
+    def count_tokens(self, texts):
+        return [len(t.split()) for t in texts]
+
+    def embed(self, texts, progress=None):
+        import numpy as np
+
+        out = np.array([[t.lower().count(w) + 1e-3 for w in self.WORDS] for t in texts], dtype="float32")
+        if progress:
+            progress(len(texts))
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    def embed_query(self, text):
+        return self.embed([text])[0]
+
+
+def test_a_long_symbol_is_found_by_its_name_signature_and_doc(tmp_path: Path) -> None:
+    from .conftest import write_tree
+
+    body = "".join(f"    beta_{i} = beta(beta_{i - 1} if {i} else 0)\n" for i in range(30))
+    write_tree(tmp_path / "repo", {
+        "long.py": f'def long_one():\n    """alpha"""\n{body}    return beta_29\n',
+        "short.py": 'def short_one():\n    """alpha gamma"""\n',
+    })
+    index = Index(tmp_path / "repo", Settings(), embedder=KeywordEmbedder())
+    report = index.update()
+    assert report.pending_embeddings == 0
+    # The whole text of long_one is mostly "beta"; its summary (name, signature,
+    # doc) is "alpha" alone, and nearer to the query than short_one is.
+    resp = Searcher(index).search("alpha", k=3, mode="vector")
+    assert names(resp)[:2] == ["long_one", "short_one"]

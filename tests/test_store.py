@@ -23,7 +23,8 @@ def _rows(n: int, dim: int, rng: np.random.Generator) -> list[dict]:
             "kind": "function", "language": "python", "signature": "", "doc": "", "parent": None,
             "start_line": i + 1, "start_col": 0, "end_line": i + 1, "end_col": 1,
             "content_hash": "", "embed_key": f"k{i}", "embed_text": "", "search_text": f"f{i}",
-            "snippet": "", "vector": v / np.linalg.norm(v),
+            "snippet": "", "vector": v / np.linalg.norm(v), "summary_key": f"k{i}",
+            "summary_text": "", "summary_vector": v / np.linalg.norm(v),
         })
     return rows
 
@@ -45,11 +46,18 @@ def test_vector_index_is_built_past_the_threshold_and_still_finds_neighbours(tmp
 def test_pending_is_tracked_by_embed_text(tmp_path: Path) -> None:
     store = Store(str(tmp_path / "idx"), "test-model", 4)
     rows = _rows(3, 4, np.random.default_rng(1))
-    rows[1]["vector"] = None
+    rows[1]["vector"] = rows[1]["summary_vector"] = None
     rows[1]["embed_text"] = "function f1"
+    rows[1]["summary_key"], rows[1]["summary_text"] = "s1", "function f1 summary"
     store.symbols.add(pa.Table.from_pylist(rows, schema=store.symbols.schema))
     assert store.count_pending() == 1
-    assert store.pending().column("id").to_pylist() == ["p.py::f1"]
-    store.store_vectors(["p.py::f1"], ["k1"], np.ones((1, 4), dtype="float32") / 2)
+    pending = store.pending().to_pylist()
+    assert [(r["id"], r["summary_key"]) for r in pending] == [("p.py::f1", "s1")]
+    store.cache_vectors(["k1", "s1"], np.ones((2, 4), dtype="float32") / 2)
+    assert sorted(store.cached_vectors(["k1", "s1", "missing"])) == ["k1", "s1"]
+    assert store.count_pending() == 1  # cached is not stored on the symbol
+    store.store_vectors(["p.py::f1"], np.ones((1, 4), dtype="float32") / 2,
+                        np.full((1, 4), 0.5, dtype="float32"))
     assert store.count_pending() == 0
-    assert list(store.cached_vectors(["k1", "missing"])) == ["k1"]
+    row = store.symbols.search().where("id = 'p.py::f1'").to_list()[0]
+    assert row["summary_text"] == "" and np.allclose(row["summary_vector"], 0.5)

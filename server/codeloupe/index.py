@@ -22,6 +22,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from .config import Settings
 from .embed import (
@@ -32,6 +33,7 @@ from .embed import (
     load_embedder,
     model_identity,
     search_text,
+    summary_text,
 )
 from .extract import extract
 from .languages import language_for_path
@@ -71,8 +73,8 @@ class IndexReport:
     skipped: dict[str, int] = field(default_factory=dict)
     symbols: int = 0
     symbols_written: int = 0
-    embeddings_computed: int = 0
-    embeddings_reused: int = 0
+    embeddings_computed: int = 0  # texts embedded by the model (a symbol has one or two)
+    embeddings_reused: int = 0  # texts whose vector came from the cache
     pending_embeddings: int = 0
     seconds: float = 0.0
     seconds_to_symbols: float = 0.0
@@ -139,6 +141,30 @@ def _parse_batch(items: list[tuple[str, str, str, str | None]]) -> list[_Parsed]
 def snippet_of(symbol: Symbol) -> str:
     lines = symbol.text.splitlines()[:_SNIPPET_LINES]
     return "\n".join(line[:160] for line in lines)
+
+
+class _PendingPage:
+    """Symbols waiting for their vectors: each needs the vectors of two keys (the
+    same key twice for a short symbol)."""
+
+    def __init__(self, rows: pa.Table) -> None:
+        self.ids = rows.column("id").to_pylist()
+        self.keys = rows.column("embed_key").to_pylist()
+        self.summary_keys = rows.column("summary_key").to_pylist()
+        self.text_of = dict(zip(self.keys, rows.column("embed_text").to_pylist(), strict=True))
+        self.text_of.update(zip(self.summary_keys, rows.column("summary_text").to_pylist(), strict=True))
+        self.waiting = list(range(len(self.ids)))
+
+    def commit(self, store: Store, known: dict[str, np.ndarray]) -> int:
+        """Store the symbols whose vectors are both known; how many there were."""
+        ready = [i for i in self.waiting if self.keys[i] in known and self.summary_keys[i] in known]
+        if ready:
+            store.store_vectors([self.ids[i] for i in ready],
+                                np.stack([known[self.keys[i]] for i in ready]),
+                                np.stack([known[self.summary_keys[i]] for i in ready]))
+            ready_set = set(ready)
+            self.waiting = [i for i in self.waiting if i not in ready_set]
+        return len(ready)
 
 
 class Index:
@@ -312,13 +338,12 @@ class Index:
         file_rows: list[FileRow] = []
         now = time.time()
         max_tokens = self.max_tokens
-        texts: list[str] = []
         for p in parsed:
             assert p.extraction is not None
             ex = p.extraction
             for sym in ex.symbols:
                 text = embed_text(sym, max_tokens)
-                texts.append(text)
+                summary = summary_text(sym, text)
                 symbol_rows.append(
                     {
                         "id": sym.id, "path": sym.path, "name": sym.name,
@@ -330,6 +355,8 @@ class Index:
                         "embed_key": embedding_key(self.model_id, text),
                         "embed_text": text, "search_text": search_text(sym),
                         "snippet": snippet_of(sym), "vector": None,
+                        "summary_key": embedding_key(self.model_id, summary),
+                        "summary_text": summary, "summary_vector": None,
                     }
                 )
             for ref in ex.references:
@@ -345,13 +372,16 @@ class Index:
                 report.files_with_syntax_errors += 1
             file_rows.append(FileRow(p.path, p.size, p.mtime_ns, p.hash, p.language,
                                      len(ex.symbols), ex.error_count, now))
-        cached = self.store.cached_vectors([r["embed_key"] for r in symbol_rows])
+        cached = self.store.cached_vectors(
+            [r["embed_key"] for r in symbol_rows] + [r["summary_key"] for r in symbol_rows])
+        reused: set[str] = set()
         for row in symbol_rows:
-            vec = cached.get(row["embed_key"])
-            if vec is not None:
-                row["vector"] = vec
-                row["embed_text"] = ""
-                report.embeddings_reused += 1
+            vec, summary_vec = cached.get(row["embed_key"]), cached.get(row["summary_key"])
+            if vec is not None and summary_vec is not None:
+                row["vector"], row["summary_vector"] = vec, summary_vec
+                row["embed_text"] = row["summary_text"] = ""
+                reused.update((row["embed_key"], row["summary_key"]))
+        report.embeddings_reused += len(reused)
         self.store.replace_files(file_rows, symbol_rows, ref_rows, deleted)
         report.files_parsed += len(parsed)
         report.symbols_written += len(symbol_rows)
@@ -434,12 +464,14 @@ class Index:
         commit_every: int = 512,
         should_stop: Callable[[], bool] | None = None,
     ) -> IndexReport:
-        """Embed every symbol that has no vector yet.
+        """Embed every symbol that has no vectors yet (its text and its summary,
+        ``embed.summary_text``; one text when they are the same).
 
-        Pending symbols are read a page at a time and sorted by token count
-        (padding is wasted work); vectors are committed every ``commit_every``
-        texts, so an interrupted run loses at most that much work. A text seen
-        before (by this model) is taken from the cache instead."""
+        Pending symbols are read a page at a time and their texts sorted by token
+        count (padding is wasted work); every ``commit_every`` texts the vectors go
+        to the cache and the symbols with both vectors are committed, so an
+        interrupted run loses at most that much work. A text seen before (by this
+        model) is taken from the cache instead. Progress counts symbols."""
         report = report or IndexReport()
         total = self.store.count_pending()
         done = 0
@@ -449,48 +481,43 @@ class Index:
             rows = self.store.pending(page)
             if rows.num_rows == 0:
                 break
-            ids = rows.column("id").to_pylist()
-            keys = rows.column("embed_key").to_pylist()
-            texts = rows.column("embed_text").to_pylist()
-            rows_of: dict[str, list[int]] = {}
-            for i, key in enumerate(keys):
-                rows_of.setdefault(key, []).append(i)
-            cached = self.store.cached_vectors(keys)
-            if cached:
-                hit = [i for k in cached for i in rows_of[k]]
-                self.store.store_vectors([ids[i] for i in hit], [keys[i] for i in hit],
-                                         np.stack([cached[keys[i]] for i in hit]))
-                report.embeddings_reused += len(hit)
-                done += len(hit)
-            new = [k for k in rows_of if k not in cached]
-            lengths = self.embedder.count_tokens([texts[rows_of[k][0]] or "" for k in new])
-            new = [k for _, k in sorted(zip(lengths, new, strict=True), key=lambda t: t[0])]
-            for start in range(0, len(new), commit_every):
-                if should_stop and should_stop():
-                    break
-                group = new[start : start + commit_every]
-                shown = done
-
-                def tick(n: int) -> None:
-                    nonlocal shown
-                    shown += n
-                    if progress:
-                        progress("embed", min(total, shown), total)
-
-                vectors = self.embedder.embed([texts[rows_of[k][0]] or "" for k in group], tick)
-                hit = [i for k in group for i in rows_of[k]]
-                vec_of = dict(zip(group, vectors, strict=True))
-                self.store.store_vectors([ids[i] for i in hit], [keys[i] for i in hit],
-                                         np.stack([vec_of[keys[i]] for i in hit]))
-                report.embeddings_computed += len(group)
-                report.embeddings_reused += len(hit) - len(group)
-                done += len(hit)
-                if progress:
-                    progress("embed", min(total, done), total)
+            done = self._embed_page(_PendingPage(rows), progress, report, done, total,
+                                    commit_every, should_stop)
         if not (should_stop and should_stop()):
             self.store.ensure_vector_index()
         report.pending_embeddings = self.store.count_pending()
         return report
+
+    def _embed_page(self, page: _PendingPage, progress: Progress | None, report: IndexReport,
+                    done: int, total: int, commit_every: int,
+                    should_stop: Callable[[], bool] | None) -> int:
+        known = self.store.cached_vectors(list(page.text_of))
+        report.embeddings_reused += len(known)
+        done += page.commit(self.store, known)
+        new = [k for k in page.text_of if k not in known]
+        lengths = self.embedder.count_tokens([page.text_of[k] or "" for k in new])
+        new = [k for _, k in sorted(zip(lengths, new, strict=True), key=lambda t: t[0])]
+        per_text = len(page.waiting) / len(new) if new else 1.0  # progress counts symbols
+        for start in range(0, len(new), commit_every):
+            if should_stop and should_stop():
+                break
+            group = new[start : start + commit_every]
+            shown = float(done)
+
+            def tick(n: int) -> None:
+                nonlocal shown
+                shown += n * per_text
+                if progress:
+                    progress("embed", min(total, int(shown)), total)
+
+            vectors = self.embedder.embed([page.text_of[k] or "" for k in group], tick)
+            self.store.cache_vectors(group, vectors)
+            known.update(zip(group, vectors, strict=True))
+            report.embeddings_computed += len(group)
+            done += page.commit(self.store, known)
+            if progress:
+                progress("embed", min(total, done), total)
+        return done
 
     # --- everything --------------------------------------------------------------
 

@@ -195,10 +195,18 @@ class Searcher:
         if self.store.symbols.count_rows() <= pending:  # nothing embedded yet
             return []
         vec = self.index.embedder.embed_query(query)
-        q = self.store.symbols.search(vec, vector_column_name="vector").distance_type("cosine")
-        if where:
-            q = q.where(where, prefilter=True)
-        return q.select([*_COLUMNS, "_distance"]).limit(depth).to_list()
+        best: dict[str, dict] = {}
+        # A symbol is as near as the nearer of its two vectors: the whole text, and
+        # its name, signature and doc alone (embed.summary_text).
+        for column in ("vector", "summary_vector"):
+            q = self.store.symbols.search(vec, vector_column_name=column).distance_type("cosine")
+            if where:
+                q = q.where(where, prefilter=True)
+            for row in q.select([*_COLUMNS, "_distance"]).limit(depth).to_list():
+                seen = best.get(row["id"])
+                if seen is None or row["_distance"] < seen["_distance"]:
+                    best[row["id"]] = row
+        return sorted(best.values(), key=lambda r: r["_distance"])[:depth]
 
     def _fulltext(self, query: str, where: str | None, depth: int) -> list[dict]:
         from lancedb.query import MatchQuery

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 VECTOR_INDEX_MIN_ROWS = 10_000
 _IN_CHUNK = 400  # literals per IN (...) list
 
@@ -72,6 +72,11 @@ def symbols_schema(dim: int) -> pa.Schema:
             pa.field("search_text", pa.string()),
             pa.field("snippet", pa.string()),
             pa.field("vector", pa.list_(pa.float32(), dim), nullable=True),
+            # name, signature and doc without the body (embed.summary_text); the
+            # same key and vector as above for a short symbol
+            pa.field("summary_key", pa.string()),
+            pa.field("summary_text", pa.string()),
+            pa.field("summary_vector", pa.list_(pa.float32(), dim), nullable=True),
         ]
     )
 
@@ -314,8 +319,10 @@ class Store:
     PENDING = "embed_text != ''"
 
     def pending(self, limit: int | None = None) -> pa.Table:
-        """Symbols still waiting for an embedding: id, embed_key, embed_text."""
-        q = self.symbols.search().where(self.PENDING).select(["id", "embed_key", "embed_text"])
+        """Symbols still waiting for their embeddings: id, embed_key, embed_text,
+        summary_key, summary_text."""
+        q = self.symbols.search().where(self.PENDING).select(
+            ["id", "embed_key", "embed_text", "summary_key", "summary_text"])
         return q.limit(limit).to_arrow()
 
     def count_pending(self) -> int:
@@ -324,29 +331,38 @@ class Store:
     def count_embedded(self) -> int:
         return self.symbols.count_rows() - self.count_pending()
 
-    def store_vectors(self, ids: Sequence[str], keys: Sequence[str], vectors: np.ndarray) -> None:
-        """Write computed vectors into the cache and onto their symbols (atomically per call)."""
-        if not ids:
-            return
-        vec_type = pa.list_(pa.float32(), self.dim)
+    def _vector_array(self, vectors: np.ndarray) -> pa.FixedSizeListArray:
         flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
-        vec_array = pa.FixedSizeListArray.from_arrays(flat, self.dim).cast(vec_type)
+        return pa.FixedSizeListArray.from_arrays(flat, self.dim).cast(pa.list_(pa.float32(), self.dim))
+
+    def cache_vectors(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Remember computed vectors by key, so an interrupted run or a symbol seen
+        again costs nothing."""
+        if not keys:
+            return
         unique: dict[str, int] = {}
         for i, key in enumerate(keys):
             unique.setdefault(key, i)
-        cache_rows = pa.table(
+        rows = pa.table(
             {
                 "key": pa.array(list(unique)),
-                "vector": vec_array.take(pa.array(list(unique.values()))),
+                "vector": self._vector_array(vectors).take(pa.array(list(unique.values()))),
             },
             schema=cache_schema(self.dim),
         )
-        self.cache.add(cache_rows)
+        self.cache.add(rows)
+
+    def store_vectors(self, ids: Sequence[str], vectors: np.ndarray, summary_vectors: np.ndarray) -> None:
+        """Put both vectors on their symbols, which stop being pending (atomically per call)."""
+        if not ids:
+            return
         update = pa.table(
             {
                 "id": pa.array(list(ids)),
                 "embed_text": pa.array([""] * len(ids)),
-                "vector": vec_array,
+                "summary_text": pa.array([""] * len(ids)),
+                "vector": self._vector_array(vectors),
+                "summary_vector": self._vector_array(summary_vectors),
             }
         )
         self.symbols.merge_insert("id").when_matched_update_all().execute(update)
@@ -379,10 +395,13 @@ class Store:
         if embedded < min_rows:
             return False
         cols = {tuple(ix.columns) for ix in self.symbols.list_indices()}
-        if ("vector",) in cols:
-            return False
-        self.symbols.create_index(metric="cosine", index_type="IVF_HNSW_SQ", vector_column_name="vector")
-        return True
+        made = False
+        for column in ("vector", "summary_vector"):
+            if (column,) not in cols:
+                self.symbols.create_index(metric="cosine", index_type="IVF_HNSW_SQ",
+                                          vector_column_name=column)
+                made = True
+        return made
 
     def unindexed_rows(self) -> int:
         """Rows written since the full-text index was last refreshed (searched flat)."""
