@@ -17,6 +17,13 @@ client against ``python -m codeloupe serve``).
 
     python bench/bench_lsp.py                   # about 5 minutes on 2 cores
     python bench/bench_lsp.py --limit 60 --keystrokes 40 --reads 30   # a quick look
+    python bench/bench_lsp.py --only keystrokes --trace /tmp/ks.tsv    # part 1's round trips only
+
+``--trace FILE`` writes the client's marks (change sent, answers received) and the
+server's (``CODELOUPE_LSP_TRACE``: handlers, the parser thread's update and model,
+the graph update, prepare/incoming, messages sent, garbage collections, each with
+its thread's CPU time) to FILE, one tab-separated line each, in time order (the
+same clock in both processes): where a keystroke's milliseconds go.
 """
 
 from __future__ import annotations
@@ -144,11 +151,21 @@ def show(label: str, s: dict[str, float], goal: str = "") -> None:
           f"(n={s['n']}){'  ' + goal if goal else ''}")
 
 
+TRACE: list[tuple[float, str]] | None = None  # client marks (--trace)
+
+
+def mark(event: str) -> None:
+    if TRACE is not None:
+        TRACE.append((time.perf_counter(), event))
+
+
 async def incoming_callers(client: Client, uri: str, pos: types.Position) -> list[str]:
     items = await client.text_document_prepare_call_hierarchy_async(types.CallHierarchyPrepareParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+    mark("client-prepared")
     calls = await client.call_hierarchy_incoming_calls_async(
         types.CallHierarchyIncomingCallsParams(item=items[0]))
+    mark("client-incoming")
     return [c.from_.name for c in calls or []]
 
 
@@ -180,6 +197,7 @@ async def keystrokes(client: Client, root: Path, n: int) -> dict:
         caller = f"helper_{i}"
         # type the missing "e": now helper_i calls helper_target
         version += 1
+        mark("client-change")
         t = time.perf_counter()
         change(client, uri, version, types.Position(line=line, character=col),
                types.Position(line=line, character=col), "e")
@@ -189,6 +207,7 @@ async def keystrokes(client: Client, root: Path, n: int) -> dict:
             raise AssertionError(f"{caller} not among the callers of helper_{target}: {found}")
         # and delete it again (measured too: the edge must go)
         version += 1
+        mark("client-change")
         t = time.perf_counter()
         change(client, uri, version, types.Position(line=line, character=col),
                types.Position(line=line, character=col + 1), "")
@@ -225,7 +244,8 @@ def components(n: int = 40) -> dict:
     doc = DocTree("python")
     update(doc, "pipeline.py", text, None)
     folder = FolderState("file:///bench", P("/bench"))
-    folder.set_live(FileModel.from_extraction(doc.extraction, 0))
+    previous = (doc.extraction, FileModel.from_extraction(doc.extraction, 0))
+    folder.set_live(previous[1])
     folder.snapshot()
     freeze_heap()
     out: dict[str, list[float]] = {"buffer_update": [], "full_extract": [], "file_model": [],
@@ -240,8 +260,9 @@ def components(n: int = 40) -> dict:
             ex = update(doc, "pipeline.py", new, None)
             out["buffer_update"].append(time.perf_counter() - t)
             t = time.perf_counter()
-            fm = FileModel.from_extraction(ex, version)
+            fm = FileModel.from_extraction(ex, version, previous)  # as the server makes it
             out["file_model"].append(time.perf_counter() - t)
+            previous = (ex, fm)
             folder.set_live(fm)
             t = time.perf_counter()
             folder.snapshot()
@@ -400,7 +421,8 @@ async def run(args: argparse.Namespace) -> dict:
         print(f"project indexed ({FUNCTIONS + 2} functions, embedded) in {time.perf_counter() - t:.1f}s")
         if "1" in args.parts:
             results["keystroke_call_hierarchy"] = await keystrokes(client, root, args.keystrokes)
-            results["keystroke_components"] = components()
+            if args.only != "keystrokes":
+                results["keystroke_components"] = components()
         if "2" in args.parts:
             results["keystroke_embedding"] = await embedding_latency(
                 client, root, args.debounce_ms, args.embed_trials)
@@ -415,6 +437,65 @@ async def run(args: argparse.Namespace) -> dict:
     return results
 
 
+def write_trace(path: str) -> None:
+    """The client's marks and the server's, by time (the same clock in both processes)."""
+    server = Path(path + ".server")
+    lines = [f"{t:.6f}\tclient\t{event}\t" for t, event in TRACE or []]
+    if server.exists():
+        lines += server.read_text().splitlines()
+        server.unlink()
+    lines.sort(key=lambda line: float(line.split("\t", 1)[0]))
+    Path(path).write_text("\n".join(lines) + "\n")
+    print(f"trace in {path}")
+    trace_summary([line.split("\t") for line in lines])
+
+
+STAGES = [("update-start", "update-end", "buffer update (parser thread)"),
+          ("update-end", "file-model", "file model (parser thread)"),
+          ("snapshot-start", "snapshot-end", "call graph update (reader thread)"),
+          ("prepare-start", "prepare-end", "prepareCallHierarchy handler (incl. waiting)"),
+          ("at-snap", "prepare-end", "prepareCallHierarchy once the graph is there"),
+          ("incoming-start", "incoming-end", "incomingCalls handler")]
+
+
+def trace_summary(rows: list[list[str]]) -> None:
+    """Per stage of a keystroke: wall and CPU time (p50), and collections."""
+    marks = [(float(r[0]), r[1], r[2], float(r[4]) if len(r) > 4 and r[4] else None)
+             for r in rows if len(r) >= 3]
+    for start, end, label in STAGES:
+        opened: dict[str, tuple[float, float | None]] = {}
+        wall: list[float] = []
+        cpu: list[float] = []
+        for t, thread, event, c in marks:
+            if event == start:
+                opened[thread] = (t, c)
+            elif event == end and thread in opened:
+                t0, c0 = opened.pop(thread)
+                wall.append(t - t0)
+                if c is not None and c0 is not None:
+                    cpu.append(c - c0)
+        if wall:
+            cpu_text = f", CPU {statistics.median(cpu) * 1000:.2f} ms" if cpu else ""
+            print(f"  {label}: wall p50 {statistics.median(wall) * 1000:.2f} ms{cpu_text} "
+                  f"(n={len(wall)})")
+    windows: list[float] = []
+    gc_ms = 0.0
+    started: dict[str, float] = {}
+    window_start = None
+    for t, thread, event, _ in marks:
+        if event == "client-change":
+            window_start = t
+        elif event == "client-incoming" and window_start is not None:
+            windows.append(t - window_start)
+            window_start = None
+        elif event == "gc-start":
+            started[thread] = t
+        elif event == "gc-stop" and thread in started and window_start is not None:
+            gc_ms += (t - started.pop(thread)) * 1000
+    if windows:
+        print(f"  garbage collection during the keystrokes: {gc_ms / len(windows):.2f} ms a keystroke")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -425,9 +506,23 @@ def main() -> int:
     ap.add_argument("--reads", type=int, default=60, help="searches and hovers per phase of part 3")
     ap.add_argument("--debounce-ms", type=int, default=500)
     ap.add_argument("--parts", default="123", help="which parts to run, e.g. 12")
+    ap.add_argument("--only", choices=["keystrokes"],
+                    help="keystrokes: only the round trips of part 1 (no in-process components, "
+                         "no parts 2 and 3)")
+    ap.add_argument("--trace", metavar="FILE",
+                    help="stage timings of part 1: the server's (CODELOUPE_LSP_TRACE) and the "
+                         "client's marks, merged into FILE, one tab-separated line each")
     ap.add_argument("--out", default=str(RESULTS / "bench_lsp.json"))
     args = ap.parse_args()
+    if args.only == "keystrokes":
+        args.parts = "1"
+    if args.trace:
+        global TRACE
+        TRACE = []
+        os.environ["CODELOUPE_LSP_TRACE"] = args.trace + ".server"
     results = asyncio.run(run(args))
+    if args.trace:
+        write_trace(args.trace)
     RESULTS.mkdir(exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=2))
     print(f"results in {args.out}")

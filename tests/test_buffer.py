@@ -120,3 +120,33 @@ def test_typing_at_the_end_of_a_function_or_of_the_file() -> None:
     ex = update(doc, "m.py", text, None)
     assert facts(ex) == facts(extract("m.py", text.encode(), "python"))
     assert [s.name for s in ex.symbols[1:]] == ["f", "g", "h"]
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_file_model_made_from_the_previous_one_is_the_same(language: str) -> None:
+    """The language server makes each keystroke's FileModel from the previous one,
+    keeping what the edit did not touch: equal to one made from scratch."""
+    from codeloupe.lsp.state import FileModel
+
+    path, text = sources()[language]
+    rng = random.Random(language + "model")
+    doc = DocTree(language)
+    previous = None
+    kept = 0
+    valid = text
+    for step in range(40):
+        if step % 5 == 2:  # anything, a new line or a syntax error; undone next
+            i = rng.randrange(len(text) + 1)
+            text = text[:i] + rng.choice(BODY_EDITS + BIG_EDITS) + text[i:]
+        elif step:
+            text = valid = identifier_edit(valid, rng)
+        got = update(doc, path, text, None)
+        model = FileModel.from_extraction(got, step, previous)
+        fresh = FileModel.from_extraction(got, step)
+        assert model == fresh, f"step {step}"
+        assert list(model.infos) == [s.info() for s in fresh.symbols]
+        if previous is not None:
+            old = {id(r) for r in previous[1].refs}
+            kept += sum(id(r) in old for r in model.refs)
+        previous = (got, model)
+    assert kept > 0  # what a spliced extraction kept was not made again

@@ -11,6 +11,7 @@ from lsprotocol import types
 from ..graph import Edge, _path_matches
 from .state import FolderState, Snapshot, SymRow, innermost, name_span, ref_at
 from .symbols import is_file_unit, selection_range, symbol_kind, symbol_range
+from .trace import mark
 
 if TYPE_CHECKING:
     from .server import CodeloupeServer
@@ -30,7 +31,8 @@ async def at_position(ls: CodeloupeServer, uri: str, position: types.Position) -
     if ctx is None or ctx.model is None:
         return None
     folder, rel, fm = ctx.folder, ctx.rel, ctx.model
-    snap = await ls.read(folder.snapshot)
+    snap = await ls.snapshot(folder)
+    mark("at-snap")
     lines = ls.lines(folder, rel)
     line1, col = ls.positions.from_wire(lines, position)
     ref = ref_at(fm, line1, col)
@@ -39,7 +41,8 @@ async def at_position(ls: CodeloupeServer, uri: str, position: types.Position) -
         targets = _resolve_ref(snap, ref)
     else:
         for s in fm.symbols:
-            if is_file_unit(s):
+            # a name is looked for in a symbol's first 6 lines (name_span)
+            if is_file_unit(s) or not s.start_line <= line1 < s.start_line + 6:
                 continue
             line0, c0, c1 = name_span(s, lines)
             if line0 == line1 - 1 and c0 <= col <= c1:
@@ -123,13 +126,16 @@ def _item(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> types.CallHier
 async def prepare_call_hierarchy(
     ls: CodeloupeServer, params: types.CallHierarchyPrepareParams
 ) -> list[types.CallHierarchyItem] | None:
+    mark("prepare-start")
     found = await at_position(ls, params.text_document.uri, params.position)
     if found is None:
         return None
     targets = found.targets or ([found.enclosing] if found.enclosing else [])
     if not targets:
         return None
-    return [_item(ls, found.folder, s) for s in targets]
+    out = [_item(ls, found.folder, s) for s in targets]
+    mark("prepare-end")
+    return out
 
 
 async def _item_symbol(
@@ -141,7 +147,7 @@ async def _item_symbol(
         return None
     folder, rel = located
     await ls.settle()
-    snap = await ls.read(folder.snapshot)
+    snap = await ls.snapshot(folder)
     sym_id = data.get("id")
     if sym_id in snap.rows:
         return folder, snap, sym_id
@@ -167,6 +173,7 @@ def _grouped(edges: list[Edge], key) -> dict[str, list[Edge]]:  # noqa: ANN001
 async def incoming_calls(
     ls: CodeloupeServer, params: types.CallHierarchyIncomingCallsParams
 ) -> list[types.CallHierarchyIncomingCall] | None:
+    mark("incoming-start")
     found = await _item_symbol(ls, params.item)
     if found is None:
         return None
@@ -183,6 +190,7 @@ async def incoming_calls(
             from_=_item(ls, folder, caller),
             from_ranges=[_site_range(ls, lines, e) for e in edges],
         ))
+    mark("incoming-end")
     return out
 
 

@@ -15,6 +15,7 @@ from lsprotocol import types
 from ..config import Settings
 from ..graph import store_key
 from ..index import Index
+from .documents import use_buffer_documents
 from .options import ServerOptions, camel, read_lenient
 from .state import FileModel, FolderState
 
@@ -61,6 +62,7 @@ def apply_options(ls: CodeloupeServer, init: object, section: object = None) -> 
 
 def initialize(ls: CodeloupeServer, params: types.InitializeParams) -> None:
     ls.loop = asyncio.get_running_loop()
+    use_buffer_documents(ls.workspace)  # pygls made it just now
     ls.init_options = params.initialization_options
     ls.option_problems = apply_options(ls, ls.init_options)
     folders = list(params.workspace_folders or [])

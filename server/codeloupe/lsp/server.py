@@ -4,31 +4,37 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
 import os
+import stat
 import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..buffer import DocTree
 from ..languages import language_for_path
+from . import trace
 from .jobs import Jobs
 from .options import ServerOptions
 from .positions import Converter, disk_lines
-from .state import DocContext, FolderState
+from .state import DocContext, FolderState, Snapshot
 
 log = logging.getLogger("codeloupe.lsp")
 T = TypeVar("T")
 _EXIT_WAIT_S = 30.0  # for an index write still running at exit
+_SWITCH_INTERVAL_S = 0.001
+_GC_THRESHOLDS = (20_000, 10, 10)
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -71,8 +77,51 @@ class CodeloupeServer(LanguageServer):
         self.buffer_writes_done = 0
         self.index_tasks: dict[str, asyncio.Future[Any]] = {}  # root → index job
         self.trees: dict[str, DocTree] = {}  # uri → an open buffer's tree (parser thread)
+        self.buffer_lines: dict[str, tuple[str, list[str]]] = {}  # uri → (text, its lines)
+        # folder uri → (model generation, the graph update started for it)
+        self.graph_updates: dict[str, tuple[int, asyncio.Future[Snapshot]]] = {}
         self.lens_refresh: asyncio.TimerHandle | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+
+    # --- the connection ------------------------------------------------------------------
+
+    def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls reads stdin in its thread pool: each header line and each body is a
+        hand-off to a thread and back (nine a keystroke's three messages), every one
+        waiting for the GIL while the parser or a reader thread runs. When stdin is a
+        pipe (as an editor starts a server) it is read on the event loop instead;
+        anything else (a file, a terminal, Windows) is left to pygls."""
+        stdin = stdin or sys.stdin.buffer
+        try:
+            mode = os.fstat(stdin.fileno()).st_mode
+        except (AttributeError, OSError, ValueError):
+            mode = 0
+        # POSIX only: asyncio reads Windows pipes through the proactor, untested here
+        if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            super()._start_io_async(stdin, stdout)
+            return
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(self._read_pipe(stdin))
+        except BrokenPipeError:
+            log.error("codeloupe: the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    async def _read_pipe(self, stdin: BinaryIO) -> None:
+        loop = asyncio.get_running_loop()
+        stream = asyncio.StreamReader(loop=loop)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream, loop=loop), stdin)
+        try:
+            await run_async(stop_event=self._stop_event, reader=_PipeReader(stream),
+                            protocol=self.protocol, logger=logging.getLogger("pygls.io_"),
+                            error_handler=self.report_server_error)
+        finally:
+            transport.close()
 
     # --- executors ---------------------------------------------------------------------
 
@@ -98,6 +147,31 @@ class CodeloupeServer(LanguageServer):
         """Run ``fn`` in the loader thread (a model load: shutdown does not wait for it)."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.loader, functools.partial(fn, *args))
+
+    async def snapshot(self, folder: FolderState) -> Snapshot:
+        """The folder's call graph for its model as it is now (``FolderState.snapshot``):
+        at once when it is made already; else from the graph update a change has
+        started (``sync._graph_now``), awaited here, when it is for this model; else
+        made in a reader thread. (Not a reader thread that waits on the one making
+        it: two more hand-offs between threads a keystroke, each a wait for the GIL
+        and the scheduler.)"""
+        snap = folder.current_snapshot()
+        if snap is not None:
+            return snap
+        pending = self.graph_updates.get(folder.uri)
+        if pending is not None and pending[0] == folder.generation:
+            update = pending[1]
+            try:
+                snap = await asyncio.shield(update)
+            except asyncio.CancelledError:
+                if not update.cancelled():
+                    raise  # this request was cancelled, not the update
+                snap = None
+            except Exception:  # noqa: BLE001 - logged where it was started; try again below
+                snap = None
+            if snap is not None and snap.generation == folder.generation:
+                return snap
+        return await self.read(folder.snapshot)
 
     def stop_work(self, timeout: float) -> bool:
         """Cancel queued background work and wait up to ``timeout`` seconds for the
@@ -168,11 +242,22 @@ class CodeloupeServer(LanguageServer):
         return (folder.root / rel).as_uri()
 
     def lines(self, folder: FolderState, rel: str) -> list[str]:
-        """The text of a file as the editor sees it: the open buffer, else the disk."""
+        """The text of a file as the editor sees it: the open buffer, else the disk (a
+        list shared between callers: read it, do not change it)."""
         uri = self.uri_of(folder, rel)
         doc = self.workspace.text_documents.get(uri) if self.protocol._workspace else None
         if doc is not None:
-            return list(doc.lines)
+            # one list per version of the text (a request reads them several times),
+            # as disk_lines shares its lists too; a BufferDocument splits only what
+            # a change touched
+            source = doc.source
+            cached = self.buffer_lines.get(uri)
+            if cached is not None and cached[0] is source:
+                return cached[1]
+            lines = list(doc.lines)
+            self.buffer_lines[uri] = (source, lines)
+            return lines
+        self.buffer_lines.pop(uri, None)
         return disk_lines(folder.root / rel)
 
     @property
@@ -227,6 +312,22 @@ class CodeloupeServer(LanguageServer):
 
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"codeloupe: {text}"))
+
+
+class _PipeReader:
+    """pygls's reader interface over an asyncio stream: b"" at the end of input."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self.stream = stream
+
+    async def readline(self) -> bytes:
+        return await self.stream.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        try:
+            return await self.stream.readexactly(n)
+        except asyncio.IncompleteReadError:
+            return b""
 
 
 def _rss_mb() -> float | None:
@@ -308,6 +409,8 @@ def serve(tcp: str | None = None, overrides: dict[str, Any] | None = None) -> in
     interpreter would wait for them, and a client kills a server that takes more
     than a moment, VS Code after 2 s)."""
     ls = create_server(overrides)
+    tune_runtime()
+    trace.install(ls)
     handler = _ClientLogHandler(ls)
     handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
     logging.getLogger("codeloupe").addHandler(handler)
@@ -324,11 +427,30 @@ def serve(tcp: str | None = None, overrides: dict[str, Any] | None = None) -> in
     return code  # not reached
 
 
+def tune_runtime() -> None:
+    """The interpreter's settings for a server process (not for a library user's).
+
+    The switch interval: a thread waiting for the GIL (the event loop, to read the
+    next request or to answer once the graph is updated) waits until the thread
+    holding it (the parser, a reader swapping a file into the call graph) has run
+    this long; 1 ms, not the default 5 ms.
+
+    The young generation: with the default 700, a keystroke (a new extraction and
+    its graph update, thousands of objects that live until the next keystroke)
+    triggers a dozen young collections and every few keystrokes a full one, 2-3 ms
+    of collection a keystroke and 5-8 ms at worst. With 20,000, objects that die
+    young (most of them, by reference count) are never looked at; a collection
+    comes every few keystrokes and is about as long as one before."""
+    sys.setswitchinterval(_SWITCH_INTERVAL_S)
+    gc.set_threshold(*_GC_THRESHOLDS)
+
+
 def exit_now(ls: CodeloupeServer, code: int) -> None:
     """End the process once no index write runs (``shutdown`` has waited for them
     already; an ``exit`` without it, or a closed connection, waits here)."""
     ls.stopping.set()
     ls.stop_work(_EXIT_WAIT_S)
+    trace.dump()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -20,10 +20,12 @@ from lsprotocol import types
 
 from ..buffer import DocTree, update
 from ..languages import LANGUAGES, language_for_path
-from .state import FileModel, FolderState
+from .state import FileModel, FolderState, Snapshot
+from .trace import mark
 
 if TYPE_CHECKING:
     from ..index import Index
+    from ..model import FileExtraction
     from .server import CodeloupeServer
 
 log = logging.getLogger("codeloupe.lsp")
@@ -60,6 +62,7 @@ def did_close(ls: CodeloupeServer, params: types.DidCloseTextDocumentParams) -> 
     folder, rel = located
     folder.drop_live(rel)
     ls.trees.pop(uri, None)
+    ls.buffer_lines.pop(uri, None)
     timer = ls.embed_timers.pop(uri, None)
     if timer is not None:
         timer.cancel()
@@ -116,12 +119,39 @@ def _current_version(ls: CodeloupeServer, uri: str) -> int | None:
 
 async def _extract(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str,
                    version: int | None, tree: DocTree) -> None:
-    extraction = await ls.parse(update, tree, rel, text, version)
-    if extraction is None or _current_version(ls, uri) != version:
+    made = await ls.parse(_update_model, tree, rel, text, version)
+    mark("extract-back")
+    if made is None or _current_version(ls, uri) != version:
         return  # a newer version arrived meanwhile: its own task wins
-    folder.set_live(FileModel.from_extraction(extraction, version))
+    extraction, model = made
+    folder.set_live(model)
     _graph_now(ls, folder)
     store_buffer(ls, folder, uri, rel, text, version, extraction)
+
+
+def _update_model(tree: DocTree, rel: str, text: str,
+                  version: int | None) -> tuple[FileExtraction, FileModel] | None:
+    """In the parser thread: the buffer's new extraction and its model, made from the
+    previous one (rows, reference dicts and graph infos of what the edit did not
+    touch are kept, not made again); None when a newer version is on its way."""
+    mark("update-start")
+    extraction = update(tree, rel, text, version)
+    mark("update-end")
+    if extraction is None:
+        return None
+    previous = tree.derived if isinstance(tree.derived, tuple) else None
+    model = FileModel.from_extraction(extraction, version, previous)
+    tree.derived = (extraction, model)
+    mark("file-model")
+    return extraction, model
+
+
+def _snapshot(folder: FolderState) -> Snapshot:
+    mark("snapshot-start")
+    try:
+        return folder.snapshot()
+    finally:
+        mark("snapshot-end")
 
 
 def _graph_now(ls: CodeloupeServer, folder: FolderState) -> None:
@@ -131,9 +161,17 @@ def _graph_now(ls: CodeloupeServer, folder: FolderState) -> None:
 
     if ls.stopping.is_set():
         return
-    fut = asyncio.ensure_future(ls.read(folder.snapshot))
-    fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
-        "codeloupe: updating the call graph failed: %s", f.exception()))
+    fut = asyncio.ensure_future(ls.read(_snapshot, folder))
+    entry = (folder.generation, fut)
+    ls.graph_updates[folder.uri] = entry  # requests wait for it (CodeloupeServer.snapshot)
+
+    def done(f: asyncio.Future) -> None:
+        if ls.graph_updates.get(folder.uri) is entry:
+            del ls.graph_updates[folder.uri]
+        if not f.cancelled() and f.exception() is not None:
+            log.error("codeloupe: updating the call graph failed: %s", f.exception())
+
+    fut.add_done_callback(done)
     schedule_refresh(ls)
 
 
