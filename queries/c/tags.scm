@@ -128,3 +128,31 @@
 
 (preproc_include
   path: (system_lib_string) @name @source) @reference.import
+
+; ---- facts for resolving calls (codeloupe.graph), not shown as references ----------
+;   typed: @name a parameter or a local, @source its declared type: a call of a
+;          function pointer held by one is a call of that variable, not of a
+;          function of the same name
+
+(parameter_declaration
+  type: (_) @source
+  declarator: [(identifier) @name
+               (pointer_declarator declarator: (identifier) @name)
+               (function_declarator
+                 declarator: (parenthesized_declarator
+                   (pointer_declarator declarator: (identifier) @name)))]) @reference.typed
+
+; locals only (a header read with the C grammar may hold C++ that parses as odd
+; declarations: top-level ones, `using a::b;`)
+(compound_statement
+  (declaration
+    type: (_) @source
+    declarator: [(identifier) @name
+                 (pointer_declarator declarator: (identifier) @name)
+                 (init_declarator
+                   declarator: [(identifier) @name
+                                (pointer_declarator declarator: (identifier) @name)])
+                 (function_declarator
+                   declarator: (parenthesized_declarator
+                     (pointer_declarator declarator: (identifier) @name)))]
+    (#not-eq? @source "using")) @reference.typed)

@@ -353,3 +353,57 @@
   [(type_identifier) @name
    (qualified_identifier name: (type_identifier) @name)
    (template_type name: (type_identifier) @name)]) @reference.base
+
+; ---- facts for resolving calls (codeloupe.graph), not shown as references ----------
+;   typed:   @name a local / parameter / field, @source its declared type (the type
+;            without the `*` / `&` of the declarator; `auto`: none)
+;   assign:  @name = @source (an initializer, as text)
+;   returns: @name the return type of the enclosing function
+;   return:  @name a value the enclosing function returns
+
+(declaration
+  type: (_) @source
+  declarator: [(identifier) @name
+               (pointer_declarator declarator: (identifier) @name)
+               (reference_declarator (identifier) @name)
+               (init_declarator
+                 declarator: [(identifier) @name
+                              (pointer_declarator declarator: (identifier) @name)
+                              (reference_declarator (identifier) @name)])]) @reference.typed
+
+(parameter_declaration
+  type: (_) @source
+  declarator: [(identifier) @name
+               (pointer_declarator declarator: (identifier) @name)
+               (reference_declarator (identifier) @name)]) @reference.typed
+
+(field_declaration
+  type: (_) @source
+  declarator: [(field_identifier) @name
+               (pointer_declarator declarator: (field_identifier) @name)
+               (reference_declarator (field_identifier) @name)]) @reference.typed
+
+(init_declarator
+  declarator: [(identifier) @name
+               (pointer_declarator declarator: (identifier) @name)
+               (reference_declarator (identifier) @name)]
+  value: [(call_expression) (new_expression) (field_expression) (qualified_identifier)] @source) @reference.assign
+
+(field_declaration
+  declarator: [(field_identifier) @name
+               (pointer_declarator declarator: (field_identifier) @name)]
+  default_value: [(call_expression) (new_expression)] @source) @reference.assign
+
+; `using Link = net::Transport;` / `typedef net::Transport Link;`: an alias of a type
+(alias_declaration
+  name: (type_identifier) @name
+  type: (type_descriptor type: (_) @source)) @reference.assign
+
+(type_definition
+  type: [(type_identifier) (qualified_identifier) (template_type)] @source
+  declarator: (type_identifier) @name) @reference.assign
+
+(function_definition
+  type: (_) @name) @reference.returns
+
+(return_statement (_) @name) @reference.return

@@ -132,7 +132,7 @@
 ; using Json = Newtonsoft.Json;
 (using_directive
   name: (identifier) @name
-  [(identifier) (qualified_name) (generic_name)] @source) @reference.import
+  [(identifier) (qualified_name) (generic_name)] @source @original) @reference.import
 
 ; base: @name a class / interface this one derives from (codeloupe.graph resolves
 ; base.M() and inherited this-calls through it)
@@ -140,3 +140,32 @@
   [(identifier) @name
    (generic_name (identifier) @name)
    (qualified_name name: (identifier) @name)]) @reference.base
+
+; ---------------------------------------------------------------------------
+; Facts for resolving calls (codeloupe.graph), not shown as references:
+;   typed:   @name a parameter / local / field, @source its type (`var`: none)
+;   assign:  @name = @source (the value, as text); @receiver `this` for fields
+;   returns: @name the return type of the enclosing method
+;   return:  @name a value the enclosing method returns
+; ---------------------------------------------------------------------------
+
+(parameter
+  type: (_) @source
+  name: (identifier) @name) @reference.typed
+
+(variable_declaration
+  type: (_) @source
+  (variable_declarator name: (identifier) @name)) @reference.typed
+
+(variable_declarator
+  name: (identifier) @name
+  [(object_creation_expression) (invocation_expression) (member_access_expression)] @source) @reference.assign
+
+(assignment_expression
+  left: (member_access_expression expression: _ @receiver name: (identifier) @name)
+  right: [(object_creation_expression) (invocation_expression) (identifier) (member_access_expression)] @source) @reference.assign
+
+(method_declaration
+  returns: (_) @name) @reference.returns
+
+(return_statement (_) @name) @reference.return

@@ -90,7 +90,7 @@
 
 (namespace_use_declaration
   (namespace_use_clause
-    [(name) (qualified_name)] @source
+    [(name) (qualified_name)] @source @original
     alias: (name) @name) @reference.import)
 
 (namespace_use_declaration
@@ -104,6 +104,8 @@
   (namespace_name) @source
   body: (namespace_use_group
     (namespace_use_clause
+      .
+      (name) @original
       alias: (name) @name) @reference.import))
 
 ; require 'x.php'; include_once "y.php"; (only a literal path)
@@ -128,3 +130,35 @@
 (base_clause [(name) @name (qualified_name (name) @name .)]) @reference.base
 (class_interface_clause [(name) @name (qualified_name (name) @name .)]) @reference.base
 (use_declaration [(name) @name (qualified_name (name) @name .)]) @reference.base
+
+; ---- facts for resolving calls (codeloupe.graph), not shown as references ----------
+;   typed:   @name a parameter (`$x`) / property (`x`), @source its declared type
+;   assign:  @name = @source (the value, as text); @receiver `$this` for properties
+;   returns: @name the declared return type of the enclosing function
+;   return:  @name a value the enclosing function returns
+
+(simple_parameter
+  type: (_) @source
+  name: (variable_name) @name) @reference.typed
+
+(property_declaration
+  type: (_) @source
+  (property_element name: (variable_name (name) @name))) @reference.typed
+
+(assignment_expression
+  left: (variable_name) @name
+  right: (_) @source) @reference.assign
+
+(assignment_expression
+  left: (member_access_expression
+    object: (variable_name) @receiver
+    name: (name) @name)
+  right: (_) @source) @reference.assign
+
+(method_declaration
+  return_type: (_) @name) @reference.returns
+
+(function_definition
+  return_type: (_) @name) @reference.returns
+
+(return_statement (_) @name) @reference.return

@@ -71,3 +71,19 @@
   method: (identifier) @_include
   arguments: (argument_list [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base
   (#any-of? @_include "include" "prepend"))
+
+; `super` / `super(x)`: a call of the method of the same name in the superclass
+(super) @name @reference.call
+
+; ---- facts for resolving calls (codeloupe.graph), not shown as references ----------
+;   assign: @name = @source (the value, as text); `@x = ...` is an attribute of the
+;           instance (the extractor reads it as `self.x`)
+
+(assignment
+  left: [(identifier) (instance_variable)] @name
+  right: (_) @source) @reference.assign
+
+; `Link = Transport`: a constant naming a class (an alias)
+(assignment
+  left: (constant) @name
+  right: [(constant) (scope_resolution)] @source) @reference.assign

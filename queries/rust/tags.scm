@@ -104,9 +104,10 @@
          (scoped_type_identifier name: (type_identifier) @name)]) @reference.class
 
 ; ---- imports ---------------------------------------------------------------------
-; `use a::b::c;` binds c (source a::b::c); `use a::b as d;` binds d. Inside a
-; list `use a::{b, c::d, e as f, self}` the source is the list's prefix `a`
-; (for `self`, the prefix itself is bound).
+; `use a::b::c;` binds c (source a::b::c); `use a::b as d;` binds d (original: the
+; path a::b). Inside a list `use a::{b, c::d, e as f, self}` the source is the
+; list's prefix `a` and the original the item's path below it (`c::d`, `e`); for
+; `self`, the prefix itself is bound.
 
 (use_declaration
   argument: (identifier) @name @source) @reference.import
@@ -117,17 +118,57 @@
 
 (use_declaration
   argument: (use_as_clause
-    path: (_) @source
+    path: (_) @source @original
     alias: (identifier) @name)) @reference.import
 
 (scoped_use_list
   path: (_) @source
   list: (use_list
     [(identifier) @name
-     (scoped_identifier name: (identifier) @name)
-     (use_as_clause alias: (identifier) @name)] @reference.import))
+     (scoped_identifier name: (identifier) @name) @original] @reference.import))
+
+(scoped_use_list
+  path: (_) @source
+  list: (use_list
+    (use_as_clause
+      path: (_) @original
+      alias: (identifier) @name) @reference.import))
 
 (scoped_use_list
   path: [(identifier) @name
          (scoped_identifier name: (identifier) @name)] @source
   list: (use_list (self) @reference.import))
+
+; ---- facts for resolving calls (codeloupe.graph), not shown as references ----------
+;   base:    @name the trait an impl block implements
+;   typed:   @name a parameter / `let` / struct field, @source its type
+;   assign:  @name = @source (a `let` value, as text)
+;   returns: @name the return type of the enclosing function
+;   return:  @name a value the enclosing function returns
+
+(impl_item
+  trait: [(type_identifier) @name
+          (scoped_type_identifier name: (type_identifier) @name)
+          (generic_type type: (type_identifier) @name)
+          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))]) @reference.base
+
+(parameter
+  pattern: [(identifier) @name (mut_pattern (identifier) @name)]
+  type: (_) @source) @reference.typed
+
+(let_declaration
+  pattern: [(identifier) @name (mut_pattern (identifier) @name)]
+  type: (_) @source) @reference.typed
+
+(let_declaration
+  pattern: [(identifier) @name (mut_pattern (identifier) @name)]
+  value: (_) @source) @reference.assign
+
+(field_declaration
+  name: (field_identifier) @name
+  type: (_) @source) @reference.typed
+
+(function_item
+  return_type: (_) @name) @reference.returns
+
+(return_expression (_) @name) @reference.return

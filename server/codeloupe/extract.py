@@ -436,6 +436,10 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
             i -= 1
         sp = node.start_point
         fact = kind in FACT_KINDS
+        if fact and language == "ruby" and name.startswith("@") and not name.startswith("@@"):
+            name, receiver = name[1:], "self"  # `@x = ...`: an attribute of the instance
+        if fact and enclosing == module_id and (language == "c" or language == "cpp" and _in_parameter(node)):
+            continue  # a parameter of a prototype (C: every fact is a function's), no variable of the file
         references.append(
             Reference(
                 path=path,
@@ -454,6 +458,17 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
         references += _jsdoc_facts(symbols, path)
         references += _closure_param_facts(path, language, real, references, src)
     return FileExtraction(path, language, [module, *symbols], references, original_errors)
+
+
+def _in_parameter(node: Node) -> bool:
+    p = node.parent
+    for _ in range(6):
+        if p is None:
+            return False
+        if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+            return True
+        p = p.parent
+    return False
 
 
 _JSDOC_TYPE = re.compile(r"@type\s+\{([^}]+)\}")

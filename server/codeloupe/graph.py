@@ -9,10 +9,17 @@ step that found it (``reason``) and a ``confidence``:
    class and its bases defined in the repository (left-to-right, depth-first
    like Python's MRO, ``extends``/``implements``, mixins, Go embedding); a method a
    mixin calls on ``self`` but only its subclasses define resolves to those, with
-   a lower confidence; Java/C#/C++/Ruby bare calls are ``this`` calls;
+   a lower confidence; Java/C#/C++/Ruby bare calls are ``this`` calls; Ruby
+   ``super``, C# ``base(...)``, C++ ``Base::send()`` from a derived class; a C++
+   method defined out of line (``int Foo::send() {}``) belongs to the class
+   ``Foo``; a Rust ``impl`` block sees its type's fields and its trait;
 3. ``import``: a name bound by an import (Python relative imports and
    ``__init__`` re-exports, ``import a.b as c``, JS/TS ``import``/``require``, Java
-   imports, Go packages), and ``module.name`` through such a binding;
+   imports, Go packages, Rust ``use`` paths, C# ``using``, PHP ``use``, C++
+   ``using``: by qualified name), and ``module.name`` through such a binding; a
+   class of a namespace the file is in or imports whole (C#, PHP, C++); a function
+   or class of a file named by ``#include`` / ``require`` (with the sources that
+   share a header's stem: ``net/transport.h`` → ``net/transport.c``);
 4. ``type``: a call on a value whose type is known from local inference
    (``x = Foo()``, ``x: Foo``, annotated parameters and returns, ``self.x = Foo()``,
    ``a.b().c()`` through known return types; elements of typed sequences: ``xs[0]``,
@@ -76,6 +83,13 @@ CLASS_KINDS = frozenset(CONTAINER_KINDS - {"module"})
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 IMPLICIT_THIS = frozenset({"java", "csharp", "cpp", "ruby", "kotlin"})
 JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
+# languages whose qualified names carry namespaces / module paths (`a::b::C`, `A.B.C`,
+# `A\\B\\C`): a dotted name is looked up among the qualified names of the repository
+NAMESPACED = frozenset({"rust", "cpp", "csharp", "php"})
+# languages whose files name the files they use (#include, require): a name not defined
+# in the file is looked up in those
+INCLUDING = frozenset({"c", "cpp", "ruby"})
+_INCLUDE_PATH = re.compile(r"(/|\.(h|hh|hpp|hxx|inc|c|cc|cpp|cxx|rb)$)")
 _PY_CTOR = ("__init__",)
 _CTOR_NAMES = {"python": _PY_CTOR, "javascript": ("constructor",), "typescript": ("constructor",),
                "tsx": ("constructor",), "ruby": ("initialize",), "php": ("__construct",)}
@@ -460,6 +474,10 @@ class Graph:
                 out[fid.rsplit("::", 1)[-1].rsplit(".", 1)[-1].split("#", 1)[0]].add(("r", fid, text))
             for fid, texts in facts.returned.items():
                 out[fid.rsplit("::", 1)[-1].rsplit(".", 1)[-1].split("#", 1)[0]].add(("rv", fid, tuple(texts)))
+        if self.file_lang.get(path) in NAMESPACED:
+            out["ns:" + path].add(tuple(sorted(self._compute_namespaces(path))))
+        if self.file_lang.get(path) in INCLUDING and facts is not None:
+            out["inc:" + path].add(tuple(sorted(source for source, _ in facts.imports.values())))
         return {k: frozenset(v) for k, v in out.items()}
 
     def _add_site(self, site: CallSite) -> None:
@@ -701,6 +719,9 @@ class Graph:
             self._need(s.name)
             if s.kind in CLASS_KINDS:
                 return s
+            owner = self._scoped_owner(s)
+            if owner is not None:
+                return owner
             s = self.symbols.get(s.parent) if s.parent else None
         return None
 
@@ -710,8 +731,80 @@ class Graph:
         while s is not None:
             self._need(s.name)
             out.append(s)
+            owner = self._scoped_owner(s)
+            if owner is not None:
+                out.append(owner)
             s = self.symbols.get(s.parent) if s.parent else None
         return out
+
+    def _scoped_owner(self, s: SymbolInfo) -> SymbolInfo | None:
+        """The class of a C++ method defined out of line in a file without the class
+        (``void Foo::bar() {}`` in foo.cpp, the class in foo.hpp): the class of that
+        qualified name (the same file first)."""
+        if s.language != "cpp" or s.kind not in FUNCTION_KINDS or "." not in s.qualified_name \
+                or s.parent != self.module_id.get(s.path):
+            return None
+        owner = s.qualified_name.rsplit(".", 1)[0]
+        found = self._qualified(owner, "cpp", CLASS_KINDS)
+        if not found:
+            return None
+        return next((c for c in found if c.path == s.path), found[0])
+
+    def _qualified(self, dotted: str, lang: str, kinds: frozenset[str] = CALLABLE_KINDS) -> list[SymbolInfo]:
+        """Symbols whose qualified name is this dotted name or ends with it
+        (``net.Transport`` for ``net::Transport``), of the language's family."""
+        short = dotted.rsplit(".", 1)[-1]
+        self._need(short)
+        tail = "." + dotted
+        found = [c for c in self.by_name.get(short, ()) if c.kind in kinds and _same_family(c.language, lang)
+                 and (c.qualified_name == dotted or c.qualified_name.endswith(tail))]
+        return sorted(found, key=lambda c: (c.path, c.start_line))
+
+    def _included_files(self, path: str) -> list[str]:
+        """Files this one names by #include / require / require_relative (relative
+        to its folder, else anywhere the path matches), with the sources sharing their
+        stem (``net/transport.h`` → ``net/transport.c``)."""
+        return self._memoized(("inc", path), lambda: self._compute_included(path)) or []  # type: ignore[return-value]
+
+    def _compute_included(self, path: str) -> list[str]:
+        self._need("inc:" + path)  # an include added or removed
+        facts = self.facts.get(path)
+        if facts is None:
+            return []
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        out: list[str] = []
+        for bound, (source, _) in sorted(facts.imports.items()):
+            self._need(bound)
+            if not _INCLUDE_PATH.search(source) and self.file_lang.get(path) != "ruby":
+                continue
+            stem = module_stem(source.lstrip("./") if not source.startswith("..") else source)
+            near = module_stem(_join(folder, source)) if folder else stem
+            files = self._module_files(near) or self._module_files(stem)
+            out.extend(p for p in files if p != path and p not in out)
+        return out
+
+    def _file_namespaces(self, path: str) -> frozenset[str]:
+        """Namespaces whose names a file sees unqualified: those its definitions are
+        in (and their parents), and those it imports whole (C# ``using A.B;``, C++
+        ``using namespace a;``)."""
+        return self._memoized(("ns", path), lambda: self._compute_namespaces(path)) or frozenset()  # type: ignore[return-value]
+
+    def _compute_namespaces(self, path: str) -> frozenset[str]:
+        self._need("ns:" + path)
+        out: set[str] = set()
+        for sid in self.file_symbols.get(path, ()):
+            s = self.symbols.get(sid)
+            if s is None or s.kind not in CLASS_KINDS and s.kind not in FUNCTION_KINDS:
+                continue
+            parts = s.qualified_name.split(".")[:-1]
+            for i in range(1, len(parts) + 1):
+                out.add(".".join(parts[:i]))
+        facts = self.facts.get(path)
+        for bound, (source, original) in (facts.imports.items() if facts is not None else ()):
+            dotted = source.replace("::", ".").replace("\\", ".").strip(".")
+            if original == bound and (dotted == bound or dotted.endswith("." + bound)):
+                out.add(dotted)
+        return frozenset(out)
 
     def _module_files(self, modpath: str) -> list[str]:
         """Files of the module at this slash path: its stem, or a stem ending with it."""
@@ -780,6 +873,11 @@ class Graph:
                 return
             self._need(cls.name)
             facts = self.facts.get(cls.path)
+            if cls.language == "rust" and cls.kind == "impl":
+                # an impl block: the type it implements (its fields) and its other impls
+                value = self._type_value(cls.name, cls.path, cls.parent or "")
+                for same in value[1] if value is not None and value[0] == "inst" else ():
+                    visit(same, depth + 1)
             for qualifier, name in (facts.bases.get(cid, ()) if facts else ()):
                 if name in ("object", "Object"):
                     continue
@@ -917,6 +1015,10 @@ class Graph:
         if lang == "go":
             files = self._package_files(source)
             return ("mod", tuple(files)) if files else EXTERNAL
+        if lang in NAMESPACED:
+            found = self._namespaced_import(path, source, original, lang)
+            if found is not None:
+                return found
         if lang == "java" or lang == "csharp" or lang == "kotlin":
             modpath = source.replace(".", "/")
             files = self._module_files(modpath)
@@ -928,6 +1030,33 @@ class Graph:
         # other languages: symbols of that name in files whose path matches the source
         found = [s for s in self.by_name.get(original, []) if _path_matches(s.path, source)]
         self._need(original)
+        return found or None
+
+    def _namespaced_import(self, path: str, source: str, original: str, lang: str
+                           ) -> Value | list[SymbolInfo] | None:
+        """Rust ``use a::b::C`` / ``use a::{b::C as D}``, C# ``using D = A.B.C;``, PHP
+        ``use A\\B\\C as D;``, C++ ``using a::C;``: the symbols of that qualified name;
+        for Rust the item of the module file the path names (or that module)."""
+        dotted = source.replace("::", ".").replace("\\", ".").strip(".")
+        orig = original.replace("::", ".").replace("\\", ".").strip(".")
+        if orig and orig != dotted and not dotted.endswith("." + orig):
+            dotted = f"{dotted}.{orig}"  # an item of a `use` list: below its prefix
+        parts = [p for p in dotted.split(".") if p]
+        if lang == "rust":
+            while parts and parts[0] in ("crate", "self", "super"):
+                parts = parts[1:]
+            if not parts:
+                return None
+            if len(parts) > 1:
+                files = self._module_files("/".join(parts[:-1]))
+                if files:
+                    found = self._module_member(tuple(files), parts[-1])
+                    if found is not None:
+                        return found
+            files = self._module_files("/".join(parts))
+            if files:
+                return ("mod", tuple(files))
+        found = self._qualified(".".join(parts), lang) if parts else []
         return found or None
 
     def _is_require(self, path: str, bound: str) -> bool:
@@ -1044,9 +1173,14 @@ class Graph:
             return value
         if value == EXTERNAL:
             return EXTERNAL
+        lang = self.file_lang.get(path, "")
         if len(parts) == 1:
-            lang = self.file_lang.get(path, "")
             classes = self._classes_named(parts[0], path, lang)
+            if classes:
+                return ("inst", tuple(c.id for c in classes))
+        elif lang in NAMESPACED:  # `net::Transport`, `Acme.Net.Transport`, `\App\Net\Transport`
+            classes = self._qualified(".".join(p for p in parts if p not in ("crate", "self", "super")),
+                                      lang, CLASS_KINDS)
             if classes:
                 return ("inst", tuple(c.id for c in classes))
         if parts[-1] in EXTERNAL_TYPES or name in EXTERNAL_TYPES:
@@ -1068,6 +1202,16 @@ class Graph:
             return []
         if lang in JS_LIKE:  # JSDoc names classes it does not import: the only one of that name
             return candidates if len(candidates) == 1 else []
+        if lang in NAMESPACED:  # in a namespace this file is in or imports whole
+            spaces = self._file_namespaces(path)
+            seen = [s for s in candidates if s.qualified_name.rsplit(".", 1)[0] in spaces]
+            if seen:
+                return seen
+        if lang in INCLUDING:
+            files = set(self._included_files(path))
+            included = [s for s in candidates if s.path in files]
+            if included:
+                return included
         folder = path.rsplit("/", 1)[0]
         same_dir = [s for s in candidates if s.path.rsplit("/", 1)[0] == folder]
         if same_dir:
@@ -1099,6 +1243,25 @@ class Graph:
             return None
         return self._parts_value(parts, path, scope, depth + 1)
 
+    def _qualified_prefix(self, parts: list[str], path: str) -> tuple[Value, list[str]] | None:
+        """``net::Transport("x").send``: the longest leading run of names that is the
+        qualified name of a class (an instance when it is called), and the parts left
+        after it (the first part of what is left stands for that value)."""
+        lang = self.file_lang.get(path, "")
+        for i in range(len(parts), 1, -1):
+            head = parts[:i]
+            if any(p.endswith(")") or p.startswith("[") for p in head[:-1]) or head[-1].startswith("["):
+                continue
+            names = [p[:-2] if p.endswith("()") else p for p in head]
+            names = [n for n in names if n not in ("crate", "self", "super")] if lang == "rust" else names
+            if len(names) < 2:
+                continue
+            classes = self._qualified(".".join(names), lang, CLASS_KINDS)
+            if classes:
+                ids = tuple(c.id for c in classes)
+                return ("inst" if head[-1].endswith("()") else "cls", ids), parts[i - 1:]
+        return None
+
     @staticmethod
     def _either_value(values: list[Value | None]) -> Value | None:
         """A value that is one of these: the repository ones of the first kind among
@@ -1121,6 +1284,10 @@ class Graph:
             value = self._call_value(first[:-2], path, scope, depth + 1)
         else:
             value = self._name_value(first, path, scope, depth + 1)
+        if value is None and len(parts) > 1 and self.file_lang.get(path, "") in NAMESPACED:
+            found = self._qualified_prefix(parts, path)
+            if found is not None:
+                value, parts = found
         for part in parts[1:]:
             if part.startswith("["):  # xs[i]: an element of a sequence; xs[1:]: the sequence
                 value = (value if part == "[:]" else ("inst", value[1])) \
@@ -1160,6 +1327,9 @@ class Graph:
                 if local and not (s.parent is None and name in facts.imports):
                     return self._var_value(path, s.id, name)
             if s.kind in CLASS_KINDS and lang in IMPLICIT_THIS and not types_only:
+                named = [c for c in self._mro(s.id)[0] if c in self.symbols and self.symbols[c].name == name]
+                if named:  # the class or a base by its own name (C++ `Base::send()`)
+                    return ("cls", tuple(named))
                 value = self._attr_value(("inst", (s.id,)), name, False, depth + 1)
                 if value is not None:
                     return value
@@ -1173,6 +1343,14 @@ class Graph:
                     return ("cls", classes)
             if facts is not None and not types_only and name in facts.vars.get(module, {}):
                 return self._var_value(path, module, name)
+        if types_only and lang in ("cpp", "ruby") and facts is not None and module is not None:
+            # an alias: `Link = Transport` (Ruby), `using Link = net::Transport;` (its own symbol)
+            holders = [module, *(d.id for d in self.children.get(module, {}).get(name, ()) if d.kind == "type")]
+            for holder in holders:
+                if name in facts.vars.get(holder, {}):
+                    value = self._var_value(path, holder, name)
+                    if value is not None and value[0] == "cls":
+                        return value
         if facts is not None and name in facts.imports:
             value = self._import_value(path, name, depth + 1)
             if isinstance(value, list):
@@ -1189,7 +1367,7 @@ class Graph:
             classes = self._classes_named(name, path, lang)
             if classes:
                 return ("cls", tuple(c.id for c in classes))
-        if name in BUILTIN_CALLS.get(lang, ()):
+        if name in BUILTIN_CALLS.get(lang, ()) or lang in NAMESPACED and name in EXTERNAL_TYPES:
             return EXTERNAL
         return None
 
@@ -1209,6 +1387,10 @@ class Graph:
             if is_call and member is not None and member[0] == "cls":
                 return ("inst", member[1])
             return member if not is_call else None
+        if kind == "cls" and attr == "new" and any(
+                self.symbols[i].language == "ruby" for i in ids if i in self.symbols):
+            if not any(self._lookup(cid, "new")[0] for cid in ids):  # `Foo.new`: an instance
+                return ("inst", ids)
         if kind in ("inst", "cls"):
             classes: list[str] = []
             external = False
@@ -1386,7 +1568,16 @@ class Graph:
         if receiver in SELF_RECEIVERS:
             return self._self_call(site, name, receiver)
         if not receiver:
-            if name in ("super", "this") and lang in (*JS_LIKE, "java", "csharp", "cpp"):
+            if name == "super" and lang == "ruby":  # the method of the same name in a base
+                cls = self._enclosing_class(site.caller)
+                caller = self.symbols.get(site.caller)
+                if cls is None or caller is None or caller.kind not in FUNCTION_KINDS:
+                    return [], False
+                self._need(caller.name)
+                found, external = self._lookup(cls.id, caller.name, skip_self=True)
+                return (self._edges(site, found, "super"), False) if found else ([], external)
+            if name in ("super", "this") and lang in (*JS_LIKE, "java", "csharp", "cpp") or (
+                    name == "base" and lang == "csharp"):
                 cls = self._enclosing_class(site.caller)
                 if cls is None:
                     return [], False
@@ -1425,12 +1616,21 @@ class Graph:
                     targets.extend(s for s in found if s not in targets)
                 if not targets and kind == "cls" and name == "new" and lang == "ruby":
                     return self._edges(site, self._symbols(ids), "type", ctor=True), False
+                if targets and kind == "cls" and lang == "cpp":
+                    # `Base::send()` in a method of a class derived from Base
+                    cls = self._enclosing_class(site.caller)
+                    if cls is not None and set(ids) & set(self._mro(cls.id)[0][1:]):
+                        return self._edges(site, targets, "super"), False
                 if targets:
                     return self._edges(site, targets, "type", ctor=True), False
                 if external:
                     return [], True
-                if kind == "cls" or lang != "python":
+                if kind == "cls" or lang not in ("python", "php", "ruby"):  # dynamic: by name after all
                     return [], False
+        if value is None and lang in NAMESPACED and parts and all(p[-1:] not in ")]" for p in parts):
+            found = self._qualified(".".join([*parts, name]), lang)
+            if found:  # a namespace-qualified class or function: `net::Transport(...)`
+                return self._edges(site, found, "import", ctor=True), False
         return self._by_name(site, name, with_receiver=True, lang=lang)
 
     def _symbols(self, ids: Iterable[str]) -> list[SymbolInfo]:
@@ -1498,6 +1698,18 @@ class Graph:
                 same = [s for s in same if s.kind in CLASS_KINDS]
             if same:
                 return self._edges(site, same, "package", ctor=True), False
+        if lang in INCLUDING:  # defined in a file this one includes / requires
+            found = [s for p in self._included_files(path) for s in self._top(p, name)
+                     if s.kind in CALLABLE_KINDS]
+            if found:
+                return self._edges(site, found, "import", ctor=True), False
+        if lang in NAMESPACED:  # a class of a namespace this file is in or imports
+            classes = self._classes_named(name, path, lang)
+            spaces = self._file_namespaces(path)
+            classes = [c for c in classes if c.qualified_name.rsplit(".", 1)[0] in spaces
+                       and c.path != path]
+            if classes:
+                return self._edges(site, classes, "import", ctor=True), False
         self._need("*")
         if facts is not None and facts.stars and module is not None:
             for source in facts.stars:
@@ -1507,7 +1719,7 @@ class Graph:
                     member = self._module_member(tuple(files), name)
                     if isinstance(member, list):
                         return self._edges(site, member, "import", ctor=True), False
-        if name in BUILTIN_CALLS.get(lang, ()):
+        if name in BUILTIN_CALLS.get(lang, ()) or lang in NAMESPACED and name in EXTERNAL_TYPES:
             return [], True
         return self._by_name(site, name, with_receiver=False, lang=lang)
 
@@ -1967,6 +2179,20 @@ def _same_family(a: str, b: str) -> bool:
         return True
     families = (JS_LIKE, frozenset({"c", "cpp"}))
     return any(a in f and b in f for f in families)
+
+
+def _join(folder: str, rel: str) -> str:
+    """``net`` + ``../x/y.h`` → ``x/y.h``."""
+    out = folder.split("/") if folder else []
+    for part in rel.split("/"):
+        if part in (".", ""):
+            continue
+        if part == "..":
+            if out:
+                out.pop()
+        else:
+            out.append(part)
+    return "/".join(out)
 
 
 def _site(r: dict) -> CallSite:

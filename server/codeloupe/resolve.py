@@ -53,6 +53,15 @@ EXTERNAL_TYPES = frozenset({
     # go
     "error", "rune", "uint", "uint64", "uint32", "int64", "int32", "float64", "float32",
     "uintptr", "interface{}", "context.Context",
+    # rust
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    "f32", "f64", "Vec", "Option", "Result", "Box", "Rc", "Arc", "HashSet",
+    "BTreeMap", "BTreeSet", "VecDeque", "RefCell", "Cell", "Mutex", "RwLock",
+    # c / c++ / c#
+    "unsigned", "signed", "size_t", "ssize_t", "int8_t", "int16_t", "int32_t", "int64_t",
+    "uint8_t", "uint16_t", "uint32_t", "uint64_t", "decimal", "sbyte", "ushort", "ulong",
+    # php
+    "array", "mixed", "iterable", "callable", "DateTime", "DateTimeImmutable",
 })
 
 # Method names of the standard types of the languages (dict, list, str, bytes, files,
@@ -120,9 +129,10 @@ def type_name(text: str) -> str | None:
     t = text.strip().strip("\"'").strip()
     if not t:
         return None
-    for prefix in ("readonly ", "const ", "final ", "*", "&", "?"):
+    for prefix in ("readonly ", "const ", "final ", "*", "&", "?", "mut ", "dyn ", "impl ", "\\"):
         while t.startswith(prefix):
             t = t[len(prefix):].strip()
+    t = t.rstrip("*& ").strip()  # C++ `Foo*`, `Foo&`
     if t.startswith("(") and _matching(t) == len(t) - 1:
         if len(split_top(t[1:-1], "|")) > 1:  # JSDoc: {(Option | Argument)}
             return type_name(t[1:-1])
@@ -146,7 +156,7 @@ def type_name(text: str) -> str | None:
             args = [a.strip() for a in split_top(inner, ",") if a.strip() not in _NONE_TYPES]
             return type_name(args[0]) if len(args) == 1 else None
         return head
-    t = t.replace("::", ".")
+    t = t.replace("::", ".").replace("\\", ".")  # C++ / Rust `a::B`, PHP `A\B`
     return t if _DOTTED.match(t) else None
 
 
@@ -193,6 +203,13 @@ def receiver_parts(expr: str) -> list[str]:
         if e.startswith(prefix):
             e = e[len(prefix):].strip()
     e = e.replace("?.", ".").replace("::", ".").replace("->", ".").lstrip("&*")
+    if "\\" in e.split("(", 1)[0]:  # PHP `\App\Net\Client(...)`: a namespace path
+        head, paren, rest = e.partition("(")
+        e = head.replace("\\", ".").lstrip(".") + paren + rest
+    if e.startswith("mut "):  # Rust `&mut x`
+        e = e[4:].strip()
+    if e.startswith("@") and not e.startswith("@@"):  # Ruby `@x`: the instance's attribute
+        e = "self." + e[1:]
     if e.startswith("(") and e.endswith(")") and len(split_top(e, ".")) == 1:
         e = e[1:-1].strip()
     out: list[str] = []

@@ -1,0 +1,37 @@
+#include "net/transport.hpp"
+
+using net::RetryingTransport;
+
+class Mailer {
+ public:
+  int send(const std::string& msg) { return transport_->send(msg); }
+  void flush() { send("bye"); }
+
+ private:
+  net::Transport* transport_ = new net::Transport("smtp");
+};
+
+static int deliver(net::Transport& t, const std::string& msg) {
+  return t.send(msg);
+}
+
+int main() {
+  Mailer m;
+  m.send("hi");
+  auto t = net::Transport("smtp");
+  t.write("raw");
+  RetryingTransport* r = new RetryingTransport("backup");
+  r->send("again");
+  deliver(t, "x");
+  std::string s = "x";
+  s.size();
+  return 0;
+}
+
+net::Transport make_transport() { return net::Transport("smtp"); }
+
+int use_factory() { return make_transport().send("x"); }
+
+using Link = net::Transport;
+
+int use_alias(Link& link) { return link.write("y"); }

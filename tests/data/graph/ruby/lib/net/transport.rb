@@ -1,0 +1,28 @@
+module Logging
+  def log(line)
+    puts line
+  end
+end
+
+class Transport
+  def initialize(host)
+    @host = host
+  end
+
+  def send_it(data)
+    write(data)
+  end
+
+  def write(data)
+    data.size + @host.size
+  end
+end
+
+class RetryingTransport < Transport
+  include Logging
+
+  def send_it(data)
+    log(data)
+    super
+  end
+end
