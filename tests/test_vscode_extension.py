@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from codeloupe.embed import BACKENDS
 from codeloupe.lsp.options import LOG_LEVELS, ServerOptions, camel, read_lenient
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,8 +103,9 @@ def test_setting_mirrors_the_option(field: dataclasses.Field) -> None:
         assert not problems, f"the server refuses codeloupe.{key} = -1 but package.json has no minimum"
 
 
-def test_log_level_enum_is_the_servers() -> None:
+def test_enums_are_the_servers() -> None:
     assert PROPERTIES["codeloupe.logLevel"]["enum"] == list(LOG_LEVELS)
+    assert PROPERTIES["codeloupe.embeddingBackend"]["enum"] == list(BACKENDS)
 
 
 def test_the_python_setting_is_restricted_in_untrusted_workspaces() -> None:

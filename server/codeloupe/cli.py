@@ -92,7 +92,8 @@ def progress_reporter(enabled: bool = True) -> Iterator[object]:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_env(model=args.model, index_uri=args.index_uri)
+    return Settings.from_env(model=args.model, embedding_backend=args.backend,
+                             index_uri=args.index_uri)
 
 
 def _open(root: str, args: argparse.Namespace):  # noqa: ANN202
@@ -206,7 +207,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     question = " ".join(args.question).strip()
     if not question:
         raise CliError("the question is empty")
-    settings = Settings.from_env(model=args.model, index_uri=args.index_uri, llm_url=args.llm_url,
+    settings = Settings.from_env(model=args.model, embedding_backend=args.backend,
+                                 index_uri=args.index_uri, llm_url=args.llm_url,
                                  llm_model=args.llm_model, ask_context_tokens=args.context_tokens)
     if settings.ask_context_tokens < 100:
         raise CliError("--context-tokens must be at least 100")
@@ -274,6 +276,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.tcp and ":" not in args.tcp:
         raise CliError(f"--tcp wants HOST:PORT, got {args.tcp!r}")
     overrides = {"model": args.model or os.environ.get("CODELOUPE_MODEL"),
+                 "embedding_backend": args.backend or os.environ.get("CODELOUPE_EMBEDDING_BACKEND"),
                  "index_uri": args.index_uri or os.environ.get("CODELOUPE_INDEX_URI")}
     return serve(args.tcp, overrides)
 
@@ -285,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--model", help="embedding model: 'default' (bundled all-MiniLM-L6-v2), "
                         "a sentence-transformers name or a path (env CODELOUPE_MODEL)")
+    common.add_argument("--backend", choices=("torch", "onnx"),
+                        help="embedding backend: torch (default) or onnx (onnxruntime, int8 "
+                        "weights; pip install 'codeloupe[onnx]'; env CODELOUPE_EMBEDDING_BACKEND)")
     common.add_argument("--index-uri", help="where the index lives (default ROOT/.codeloupe; "
                         "env CODELOUPE_INDEX_URI)")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")

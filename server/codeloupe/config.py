@@ -16,6 +16,9 @@ INDEX_DIR = ".codeloupe"
 class Settings:
     model: str = DEFAULT_MODEL  # "default" (bundled all-MiniLM-L6-v2), a hub name or a path
     max_tokens: int = 256  # model input cut-off; 256 measured the best speed/quality trade
+    # "torch" (sentence-transformers) or "onnx" (onnxruntime, int8 weights; the
+    # codeloupe[onnx] extra): see bench/bench_onnx.py for the measured trade
+    embedding_backend: str = "torch"
     trust_remote_code: bool = False  # needed by some models (jina-embeddings-v2-base-code)
     index_uri: str | None = None  # default: <root>/.codeloupe; may be s3://…
     include: list[str] = field(default_factory=list)  # gitignore-style globs; empty = all
@@ -37,6 +40,8 @@ class Settings:
         s = cls()
         if os.environ.get("CODELOUPE_MODEL"):
             s.model = os.environ["CODELOUPE_MODEL"]
+        if os.environ.get("CODELOUPE_EMBEDDING_BACKEND"):
+            s.embedding_backend = os.environ["CODELOUPE_EMBEDDING_BACKEND"].strip().lower()
         if os.environ.get("CODELOUPE_INDEX_URI"):
             s.index_uri = os.environ["CODELOUPE_INDEX_URI"]
         if os.environ.get("CODELOUPE_LLM_URL"):

@@ -162,10 +162,13 @@ def is_default_model(model: str) -> bool:
     return model in ("", DEFAULT_MODEL, DEFAULT_MODEL_ID, "all-MiniLM-L6-v2")
 
 
-def model_identity(model: str, max_tokens: int | None = 256) -> tuple[str, int | None]:
+def model_identity(
+    model: str, max_tokens: int | None = 256, backend: str = "torch"
+) -> tuple[str, int | None]:
     """The id an index records for a model setting, and its dimension when known
     without loading it (the bundled default). The token cut-off is part of the id:
-    the same model cut at 128 or 512 tokens gives other vectors."""
+    the same model cut at 128 or 512 tokens gives other vectors; so is the backend
+    (``onnx``: int8 weights, other vectors than torch's)."""
     if is_default_model(model):
         model_id, dim = DEFAULT_MODEL_ID, 384
     else:
@@ -173,7 +176,20 @@ def model_identity(model: str, max_tokens: int | None = 256) -> tuple[str, int |
         model_id, dim = (f"path:{path.resolve()}" if path.exists() else model), None
     if max_tokens and max_tokens != 256:
         model_id = f"{model_id}@{max_tokens}"
+    if resolve_backend(backend) == "onnx":
+        model_id += "+onnx-int8"
     return model_id, dim
+
+
+BACKENDS = ("torch", "onnx")
+
+
+def resolve_backend(backend: str | None = None) -> str:
+    """An embedding backend's name, checked (None: torch)."""
+    name = (backend or "torch").strip().lower()
+    if name not in BACKENDS:
+        raise EmbeddingError(f"unknown embedding backend {name!r}: one of {', '.join(BACKENDS)}")
+    return name
 
 
 # --- memory -------------------------------------------------------------------------
@@ -313,5 +329,14 @@ class SentenceTransformerEmbedder:
         return np.asarray(vec[0], dtype=np.float32)
 
 
-def load_embedder(model: str = DEFAULT_MODEL, **kwargs: object) -> Embedder:
+def load_embedder(
+    model: str = DEFAULT_MODEL, *, backend: str = "torch", **kwargs: object
+) -> Embedder:
+    """The embedder of a model on a backend: ``torch`` (sentence-transformers) or
+    ``onnx`` (onnxruntime, int8 weights; the ``codeloupe[onnx]`` extra)."""
+    if resolve_backend(backend) == "onnx":
+        from .onnx_backend import OnnxEmbedder, require_onnxruntime
+
+        require_onnxruntime()
+        return OnnxEmbedder(model, **kwargs)  # type: ignore[arg-type]
     return SentenceTransformerEmbedder(model, **kwargs)  # type: ignore[arg-type]

@@ -185,7 +185,8 @@ class Index:
         if embedder is not None:
             model_id, dim = embedder.model_id, embedder.dim
         else:
-            model_id, dim = model_identity(self.settings.model, self.settings.max_tokens)
+            model_id, dim = model_identity(self.settings.model, self.settings.max_tokens,
+                                           self.settings.embedding_backend)
             if dim is None:  # a model whose dimension we only learn by loading it
                 self._embedder = self._load_embedder()
                 model_id, dim = self._embedder.model_id, self._embedder.dim
@@ -197,7 +198,7 @@ class Index:
     def _load_embedder(self) -> Embedder:
         s = self.settings
         return load_embedder(
-            s.model, max_tokens=s.max_tokens, batch_size=s.batch_size,
+            s.model, backend=s.embedding_backend, max_tokens=s.max_tokens, batch_size=s.batch_size,
             trust_remote_code=s.trust_remote_code,
         )
 

@@ -29,7 +29,7 @@ _COMMIT_EVERY = 64  # embeddings per commit: how soon a shutdown or cancel takes
 _SHUTDOWN_WAIT_S = 30.0
 
 
-ENGINE_FIELDS = ("model", "index_uri", "include", "exclude", "max_file_bytes", "workers")
+ENGINE_FIELDS = ("model", "embedding_backend", "index_uri", "include", "exclude", "max_file_bytes", "workers")
 SECTION = "codeloupe"
 
 

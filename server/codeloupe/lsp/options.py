@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import cattrs
 
 from ..config import Settings
+from ..embed import BACKENDS
 from ..graph import DEFAULT_MIN_CONFIDENCE
 from ..scan import DEFAULT_MAX_BYTES
 
@@ -179,11 +180,18 @@ def _log_level(value: str) -> None:
         raise OptionError(f"must be one of {', '.join(LOG_LEVELS)}, got {value!r}")
 
 
+def _backend(value: str) -> None:
+    if value not in BACKENDS:
+        raise OptionError(f"must be one of {', '.join(BACKENDS)}, got {value!r}")
+
+
 @dataclass
 class ServerOptions:
     """``initializationOptions`` (camelCase on the wire)."""
 
     model: str = "default"  # embedding model: "default", a sentence-transformers name or a path
+    # "torch" (sentence-transformers) or "onnx" (onnxruntime, int8 weights: the codeloupe[onnx] extra)
+    embedding_backend: str = field(default="torch", metadata={"check": _backend})
     index_uri: str | None = None  # default: <folder>/.codeloupe
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
@@ -206,6 +214,7 @@ class ServerOptions:
     def settings(self) -> Settings:
         return Settings(
             model=self.model,
+            embedding_backend=self.embedding_backend,
             index_uri=self.index_uri,
             include=list(self.include),
             exclude=list(self.exclude),

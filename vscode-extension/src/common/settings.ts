@@ -4,6 +4,7 @@
 /** The server's options (server/codeloupe/lsp/options.py `ServerOptions`, camelCase). */
 export const SERVER_OPTION_KEYS = [
   'model',
+  'embeddingBackend',
   'indexUri',
   'include',
   'exclude',

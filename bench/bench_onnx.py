@@ -1,0 +1,159 @@
+"""The ONNX Runtime int8 backend against torch, in the same run (the machines are noisy).
+
+On symbol texts of the Python standard library (each symbol's embedded text and,
+for a long one, its summary, as the index embeds them):
+
+* the one-off export + int8 quantization time (into a fresh cache folder), and the
+  load time once cached;
+* throughput of torch (sentence-transformers) and onnx int8, alternating rounds,
+  and their ratio per round (onnx / torch; above 1: onnx is faster), with the load
+  average around each round;
+* cosine between the two backends' vectors of the same texts (mean, min, 1st
+  percentile).
+
+Search quality is measured by bench/eval_search.py with CODELOUPE_EMBEDDING_BACKEND=onnx.
+
+    python bench/bench_onnx.py                  # 1000 texts, 3 rounds
+    python bench/bench_onnx.py --texts 300 --rounds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+SKIP = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
+
+
+def stdlib_texts(n: int, seed: int = 7) -> list[str]:
+    """``n`` distinct texts the index would embed, from random stdlib files."""
+    from codeloupe.embed import embed_text, summary_text
+    from codeloupe.extract import extract
+
+    src = Path(sysconfig.get_paths()["stdlib"])
+    files = [p for p in sorted(src.rglob("*.py"))
+             if not any(x in SKIP or x.startswith("test_") for x in p.relative_to(src).parts)]
+    random.Random(seed).shuffle(files)
+    texts: dict[str, None] = {}
+    for path in files:
+        try:
+            fx = extract(str(path.relative_to(src)), path.read_bytes(), "python")
+        except Exception:  # noqa: BLE001 - a file the extractor refuses: skip it
+            continue
+        for sym in fx.symbols:
+            body = embed_text(sym)
+            texts[body] = None
+            texts[summary_text(sym, body)] = None
+        if len(texts) >= n:
+            break
+    return list(texts)[:n]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--texts", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=str(RESULTS / "bench_onnx.json"))
+    args = ap.parse_args()
+
+    import numpy as np
+
+    from codeloupe.embed import load_embedder
+
+    texts = stdlib_texts(args.texts)
+    chars = sum(map(len, texts))
+    print(f"{len(texts)} stdlib symbol texts, {chars / len(texts):.0f} chars on average")
+
+    with tempfile.TemporaryDirectory() as cache:
+        t = time.perf_counter()
+        onnx = load_embedder("default", backend="onnx", cache_dir=cache)
+        first_load = time.perf_counter() - t
+        meta = json.loads((onnx.path.parent / "meta.json").read_text())
+        t = time.perf_counter()
+        onnx = load_embedder("default", backend="onnx", cache_dir=cache)
+        cached_load = time.perf_counter() - t
+        size_mb = onnx.path.stat().st_size / 1e6
+    print(f"export + int8 quantization (one-off): {meta['export_s']:.1f}s "
+          f"(first load {first_load:.1f}s); load when cached {cached_load:.2f}s; "
+          f"file {size_mb:.1f} MB")
+
+    t = time.perf_counter()
+    torch = load_embedder("default", backend="torch")
+    torch_load = time.perf_counter() - t
+    tokens = sum(torch.count_tokens(texts))
+    print(f"torch load {torch_load:.1f}s; {tokens} tokens in all (cut at {torch.max_tokens})")
+
+    torch.embed(texts[:32])  # warm up both (first-call allocations)
+    onnx.embed(texts[:32])
+    rounds = []
+    vec_t = vec_o = None
+    for r in range(args.rounds):
+        row: dict[str, float] = {}
+        pair = (("torch", torch), ("onnx", onnx)) if r % 2 == 0 else (("onnx", onnx), ("torch", torch))
+        for name, emb in pair:
+            load0 = os.getloadavg()[0]
+            t = time.perf_counter()
+            vecs = emb.embed(texts)
+            row[name] = len(texts) / (time.perf_counter() - t)
+            row[f"load_{name}"] = round((load0 + os.getloadavg()[0]) / 2, 2)
+            if name == "torch":
+                vec_t = vecs
+            else:
+                vec_o = vecs
+        row["ratio"] = row["onnx"] / row["torch"]
+        rounds.append(row)
+        print(f"round {r + 1}: torch {row['torch']:.1f} texts/s (load {row['load_torch']}), "
+              f"onnx int8 {row['onnx']:.1f} texts/s (load {row['load_onnx']}) "
+              f"-> ratio {row['ratio']:.2f}")
+
+    cos = (vec_t * vec_o).sum(axis=1)
+    queries = ["parse a date string", "read a zip archive member", "retry after a socket timeout"]
+    q_cos = [float(onnx.embed_query(q) @ torch.embed_query(q)) for q in queries]
+    ratio = statistics.median(r["ratio"] for r in rounds)
+    print(f"throughput ratio onnx/torch: median {ratio:.2f} over {len(rounds)} rounds")
+    print(f"cosine onnx vs torch over {len(texts)} texts: mean {cos.mean():.4f}, "
+          f"min {cos.min():.4f}, 1st percentile {np.quantile(cos, 0.01):.4f}; "
+          f"queries {min(q_cos):.4f}-{max(q_cos):.4f}")
+    # top-1 agreement: for each text's vector, is its nearest other text the same?
+    sims_t, sims_o = vec_t @ vec_t.T, vec_o @ vec_o.T
+    np.fill_diagonal(sims_t, -2)
+    np.fill_diagonal(sims_o, -2)
+    nn_agree = float((sims_t.argmax(1) == sims_o.argmax(1)).mean())
+    print(f"nearest neighbour among the texts the same under both: {nn_agree:.3f}")
+
+    report = {
+        "texts": len(texts), "tokens": tokens, "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "export_s": meta["export_s"], "first_load_s": round(first_load, 2),
+        "cached_load_s": round(cached_load, 2), "torch_load_s": round(torch_load, 2),
+        "onnx_file_mb": round(size_mb, 1), "versions": meta["versions"],
+        "rounds": [{k: round(v, 3) for k, v in r.items()} for r in rounds],
+        "ratio_median": round(ratio, 3),
+        "cosine": {"mean": round(float(cos.mean()), 4), "min": round(float(cos.min()), 4),
+                   "p01": round(float(np.quantile(cos, 0.01)), 4),
+                   "queries_min": round(min(q_cos), 4)},
+        "nearest_neighbour_agreement": round(nn_agree, 3),
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"report: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
