@@ -51,7 +51,6 @@ from .embed import (
 
 log = logging.getLogger(__name__)
 
-ID_SUFFIX = "+onnx-int8"
 MODEL_FILE = "model-int8.onnx"
 META_FILE = "meta.json"
 # Bump when the export or quantization recipe changes: cached files are redone.
