@@ -128,6 +128,8 @@ class Searcher:
         self.index = index
         self.store = index.store
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeloupe-search")
+        # only ever given one column search, never work that waits on it: no deadlock
+        self._column_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeloupe-search-column")
 
     def _filter(self, lang: str | None, path: str | None, kind: str | None) -> str | None:
         clauses: list[str] = []
@@ -195,17 +197,22 @@ class Searcher:
         if self.store.symbols.count_rows() <= pending:  # nothing embedded yet
             return []
         vec = self.index.embedder.embed_query(query)
-        best: dict[str, dict] = {}
-        # A symbol is as near as the nearer of its two vectors: the whole text, and
-        # its name, signature and doc alone (embed.summary_text).
-        for column in ("vector", "summary_vector"):
+
+        def nearest(column: str) -> list[dict]:
             q = self.store.symbols.search(vec, vector_column_name=column).distance_type("cosine")
             if where:
                 q = q.where(where, prefilter=True)
-            for row in q.select([*_COLUMNS, "_distance"]).limit(depth).to_list():
-                seen = best.get(row["id"])
-                if seen is None or row["_distance"] < seen["_distance"]:
-                    best[row["id"]] = row
+            return q.select([*_COLUMNS, "_distance"]).limit(depth).to_list()
+
+        # A symbol is as near as the nearer of its two vectors: the whole text, and
+        # its name, signature and doc alone (embed.summary_text). The two searches
+        # run side by side (LanceDB releases the GIL).
+        summaries = self._column_pool.submit(nearest, "summary_vector")
+        best: dict[str, dict] = {}
+        for row in [*nearest("vector"), *summaries.result()]:
+            seen = best.get(row["id"])
+            if seen is None or row["_distance"] < seen["_distance"]:
+                best[row["id"]] = row
         return sorted(best.values(), key=lambda r: r["_distance"])[:depth]
 
     def _fulltext(self, query: str, where: str | None, depth: int) -> list[dict]:
