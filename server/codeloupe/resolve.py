@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 PY_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
@@ -89,12 +90,10 @@ _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 LITERAL_START = tuple('"\'`0123456789[{-') + ("f'", 'f"', "b'", 'b"', "r'", 'r"', "lambda ", "not ")
 
 
-def split_top(text: str, sep: str) -> list[str]:
-    """Split at ``sep`` outside brackets and quotes."""
-    parts: list[str] = []
+def _top_level(text: str, opens: str = "([{", closes: str = ")]}") -> Iterator[int]:
+    """Indexes of the characters of ``text`` outside quotes and brackets."""
     depth = 0
     quote = ""
-    start = 0
     i = 0
     n = len(text)
     while i < n:
@@ -107,16 +106,25 @@ def split_top(text: str, sep: str) -> list[str]:
                 quote = ""
         elif c in "\"'`":
             quote = c
-        elif c in "([{<" and not (c == "<" and sep != "|" and sep != ","):
+        elif c in opens:
             depth += 1
-        elif c in ")]}>" and not (c == ">" and sep != "|" and sep != ","):
+        elif c in closes:
             depth = max(0, depth - 1)
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[start:i])
-            i += len(sep)
-            start = i
-            continue
+        elif depth == 0:
+            yield i
         i += 1
+
+
+def split_top(text: str, sep: str) -> list[str]:
+    """Split at ``sep`` outside brackets and quotes (and angle brackets, when
+    splitting a union or a list of types)."""
+    angle = sep in ("|", ",")
+    parts: list[str] = []
+    start = 0
+    for i in _top_level(text, "([{<" if angle else "([{", ")]}>" if angle else ")]}"):
+        if i >= start and text.startswith(sep, i):
+            parts.append(text[start:i])
+            start = i + len(sep)
     parts.append(text[start:])
     return parts
 
@@ -249,41 +257,27 @@ def receiver_parts(expr: str) -> list[str]:
 def ternary_branches(text: str) -> tuple[str, str] | None:
     """``c ? a : b`` → ``("a", "b")`` (outside brackets and quotes; ``?.`` and ``??``
     are not a ternary); None when the expression is not one."""
-    depth = 0
-    quote = ""
     question = -1
     nested = 0
-    i = 0
-    n = len(text)
-    while i < n:
+    skip = 0
+    for i in _top_level(text):
+        if i < skip:
+            continue
         c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "\"'`":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth = max(0, depth - 1)
-        elif depth == 0 and c == "?":
+        if c == "?":
             if text.startswith("?.", i) and not text[i + 2:i + 3].isdigit() or text.startswith("??", i):
-                i += 2
+                skip = i + 2
                 continue
             if question < 0:
                 question = i
             else:
                 nested += 1
-        elif depth == 0 and c == ":" and question >= 0:
+        elif c == ":" and question >= 0:
             if nested:
                 nested -= 1
             else:
                 a, b = text[question + 1:i].strip(), text[i + 1:].strip()
                 return (a, b) if a and b else None
-        i += 1
     return None
 
 
