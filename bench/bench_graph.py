@@ -67,7 +67,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--edits", type=int, default=40)
     args = parser.parse_args()
-    corpus = copy_stdlib(CACHE / "stdlib", args.limit)
+    corpus = copy_stdlib(CACHE / "stdlib-graph", args.limit)  # its own: bench_index keeps its index
     files = [p for p in sorted(corpus.rglob("*.py")) if language_for_path(p) == "python"]
     t0 = time.perf_counter()
     symbols: list[SymbolInfo] = []
