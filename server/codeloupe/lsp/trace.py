@@ -15,6 +15,7 @@ import gc
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,34 +32,28 @@ def mark(event: str, detail: str = "") -> None:
                         time.thread_time()))
 
 
+def _traced(fn: Callable[[Any], None], name: str) -> Callable[[Any], None]:
+    """``fn`` of a message, marked ``<name>-start`` and ``<name>-end`` with the message's
+    method and id."""
+
+    def traced(message: Any) -> None:
+        what = f"{getattr(message, 'method', 'response')} {getattr(message, 'id', '')}"
+        mark(f"{name}-start", what)
+        try:
+            fn(message)
+        finally:
+            mark(f"{name}-end", what)
+
+    return traced
+
+
 def install(ls: CodeloupeServer) -> None:
     """Mark handlers, messages sent and collections (when tracing)."""
     if not ENABLED:
         return
     protocol = ls.protocol
-    handle = protocol.handle_message
-
-    def traced_handle(message: Any) -> None:
-        what = f"{getattr(message, 'method', 'response')} {getattr(message, 'id', '')}"
-        mark("handle-start", what)
-        try:
-            handle(message)
-        finally:
-            mark("handle-end", what)
-
-    protocol.handle_message = traced_handle  # type: ignore[method-assign]
-
-    send = protocol._send_data
-
-    def traced_send(data: Any) -> None:
-        what = f"{getattr(data, 'method', 'response')} {getattr(data, 'id', '')}"
-        mark("send-start", what)
-        try:
-            send(data)
-        finally:
-            mark("send-end", what)
-
-    protocol._send_data = traced_send  # type: ignore[method-assign]
+    protocol.handle_message = _traced(protocol.handle_message, "handle")  # type: ignore[method-assign]
+    protocol._send_data = _traced(protocol._send_data, "send")  # type: ignore[method-assign]
 
     def on_gc(phase: str, info: dict[str, int]) -> None:
         mark(f"gc-{phase}", str(info.get("generation")))
