@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .graph import DEFAULT_MIN_CONFIDENCE, Edge, Graph, SymbolInfo
 
@@ -77,54 +77,62 @@ def _caller_ref(graph: Graph, symbol_id: str) -> dict[str, object]:
     return {"qualified_name": s.qualified_name, "path": s.path, "start_line": s.start_line}
 
 
-def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
-               min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
-    frontier = [sym.id]
-    seen = {sym.id}
+def _by_level(start: str, depth: int, visit: Callable[[str, int], Iterable[str]]) -> None:
+    """Breadth-first from ``start`` to ``depth`` levels: ``visit(node, level)`` of each
+    node reached, which returns the node's neighbours; each node is visited once."""
+    frontier = [start]
+    seen = {start}
     for level in range(1, depth + 1):
         nxt = []
         for node in frontier:
-            for e in graph.callers(node, min_confidence):
-                row: dict[str, object] = {"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
-                                          "caller": _caller_ref(graph, e.site.caller),
-                                          "confidence": e.confidence}
-                if depth > 1:
-                    row["depth"] = level
-                out.append(row)
-                if e.site.caller not in seen:
-                    seen.add(e.site.caller)
-                    nxt.append(e.site.caller)
+            for neighbour in visit(node, level):
+                if neighbour not in seen:
+                    seen.add(neighbour)
+                    nxt.append(neighbour)
         frontier = nxt
+
+
+def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
+               min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+
+    def visit(node: str, level: int) -> list[str]:
+        callers = []
+        for e in graph.callers(node, min_confidence):
+            row: dict[str, object] = {"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
+                                      "caller": _caller_ref(graph, e.site.caller),
+                                      "confidence": e.confidence}
+            if depth > 1:
+                row["depth"] = level
+            out.append(row)
+            callers.append(e.site.caller)
+        return callers
+
+    _by_level(sym.id, depth, visit)
     return out
 
 
 def callees_of(graph: Graph, sym: SymbolInfo, depth: int,
                min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    frontier = [sym.id]
-    seen = {sym.id}
-    for level in range(1, depth + 1):
-        nxt = []
-        for node in frontier:
-            grouped: dict[str, list[Edge]] = {}
-            for e in graph.callees(node, min_confidence):
-                grouped.setdefault(e.target, []).append(e)
-            for target, edges in grouped.items():
-                ref = _caller_ref(graph, target)
-                row: dict[str, object] = {
-                    **ref,
-                    "call_sites": [{"path": e.site.path, "line": e.site.line, "column": e.site.col + 1}
-                                   for e in edges],
-                    "confidence": max(e.confidence for e in edges),
-                }
-                if depth > 1:
-                    row["depth"] = level
-                out.append(row)
-                if target not in seen:
-                    seen.add(target)
-                    nxt.append(target)
-        frontier = nxt
+
+    def visit(node: str, level: int) -> list[str]:
+        grouped: dict[str, list[Edge]] = {}
+        for e in graph.callees(node, min_confidence):
+            grouped.setdefault(e.target, []).append(e)
+        for target, edges in grouped.items():
+            row: dict[str, object] = {
+                **_caller_ref(graph, target),
+                "call_sites": [{"path": e.site.path, "line": e.site.line, "column": e.site.col + 1}
+                               for e in edges],
+                "confidence": max(e.confidence for e in edges),
+            }
+            if depth > 1:
+                row["depth"] = level
+            out.append(row)
+        return list(grouped)
+
+    _by_level(sym.id, depth, visit)
     return out
 
 
