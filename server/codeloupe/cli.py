@@ -93,10 +93,13 @@ def progress_reporter(enabled: bool = True) -> Iterator[object]:
 
 def _settings(args: argparse.Namespace) -> Settings:
     return Settings.from_env(model=args.model, embedding_backend=args.backend,
-                             index_uri=args.index_uri)
+                             index_uri=args.index_uri,
+                             index_generated=True if args.include_generated else None)
 
 
-def _open(root: str, args: argparse.Namespace):  # noqa: ANN202
+def _open(root: str, args: argparse.Namespace, *, writable: bool = True,
+          check_model: bool = True, rebuild: bool = True):  # noqa: ANN202
+    """The index of ``root`` (see ``Index`` for the flags); its notes go to stderr."""
     from .index import Index
 
     path = Path(root).expanduser()
@@ -104,16 +107,42 @@ def _open(root: str, args: argparse.Namespace):  # noqa: ANN202
         raise CliError(f"no such folder: {root}")
     if not path.is_dir():
         raise CliError(f"not a folder: {root}")
-    index = Index(path, _settings(args))
-    if index.store.rebuilt_reason:
-        _note(index.store.rebuilt_reason)
+    index = Index(path, _settings(args), writable=writable, check_model=check_model,
+                  rebuild=rebuild)
+    for note in index.notes:
+        _note(note)
+    return index
+
+
+def open_for_query(root: str, args: argparse.Namespace, *, needs_model: bool = True):  # noqa: ANN202
+    """The index a query reads, brought up to date first unless ``--no-update``.
+    A query never rebuilds: an index built with another model or schema is an
+    error saying what to run, or (``needs_model`` False: the call graph, which
+    needs symbols and references only) answered from as it is, with a note."""
+    from .store import IndexMismatch
+
+    if args.no_update:
+        return _open(root, args, writable=False, check_model=needs_model)
+    try:
+        index = _open(root, args, rebuild=False)
+    except IndexMismatch as exc:
+        if needs_model:
+            raise
+        _note(f"{exc} (answering from the index as it is, without updating it)")
+        return _open(root, args, writable=False, check_model=False)
+    _bring_up_to_date(index, args, embed=needs_model)
     return index
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     index = _open(args.root, args)
+
+    def waiting(holder: str) -> None:
+        _note(f"waiting for {holder}, which is indexing this folder")
+
     with progress_reporter(not args.quiet) as progress:
-        report = index.update(progress, embed=not args.no_embed)  # type: ignore[arg-type]
+        report = index.update(progress, embed=not args.no_embed,  # type: ignore[arg-type]
+                              on_wait=waiting)
     if args.json:
         print(json.dumps({"root": str(index.root), **report.as_dict()}))
         return 0
@@ -138,17 +167,16 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bring_up_to_date(index, args: argparse.Namespace) -> None:  # noqa: ANN001
-    """Search and other queries first update the index: cheap when nothing changed."""
-    if args.no_update:
-        return
+def _bring_up_to_date(index, args: argparse.Namespace, embed: bool = True) -> None:  # noqa: ANN001
+    """Queries first update the index (cheap when nothing changed); a search also
+    embeds a few pending symbols itself (``SEARCH_EMBED_LIMIT``)."""
     with index.write_lock(wait=False) as locked:
         if not locked:
             _note("another codeloupe process is indexing this folder; answering from the index as it is")
             return
         with progress_reporter(not args.quiet) as progress:
             index.sync_files(progress)  # type: ignore[arg-type]
-            if 0 < index.store.count_pending() <= SEARCH_EMBED_LIMIT:
+            if embed and 0 < index.store.count_pending() <= SEARCH_EMBED_LIMIT:
                 index.embed_pending(progress)  # type: ignore[arg-type]
 
 
@@ -159,8 +187,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.lang:
         for part in args.lang.split(","):
             normalize_language(part)
-    index = _open(args.root, args)
-    _bring_up_to_date(index, args)
+    index = open_for_query(args.root, args)
     searcher = Searcher(index)
     queries: Sequence[str]
     if args.query == ["-"]:
@@ -176,6 +203,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             _note(f"{resp.pending_embeddings} symbols still wait for an embedding "
                   "(run `codeloupe index` to finish); results use full text for them")
             pending_noted = True
+        for warning in resp.warnings:
+            _note(warning)
         if args.json:
             print(json.dumps(resp.as_dict(snippet=args.snippets)), flush=True)
             return
@@ -212,8 +241,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                                  llm_model=args.llm_model, ask_context_tokens=args.context_tokens)
     if settings.ask_context_tokens < 100:
         raise CliError("--context-tokens must be at least 100")
-    index = _open(args.root, args)
-    _bring_up_to_date(index, args)
+    index = open_for_query(args.root, args)
     streamed = False
 
     def on_delta(piece: str) -> None:
@@ -248,8 +276,36 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    index = _open(args.root, args)
+    """What the index holds, read without changing anything (an index built with
+    other settings is described, with what ``codeloupe index`` would do)."""
+    from .store import IndexAbsent, IndexDamaged, IndexMismatch
+
+    try:
+        index = _open(args.root, args, writable=False, check_model=False)
+    except (IndexAbsent, IndexMismatch) as exc:
+        state = "absent" if isinstance(exc, IndexAbsent) else "outdated"
+        if args.json:
+            print(json.dumps({"root": str(Path(args.root).resolve()), "state": state,
+                              "note": str(exc)}))
+        else:
+            print(str(exc))
+        return 0
+    damaged = index.store.verify()  # status reads every table: damage shows here first
+    if damaged:
+        table, detail = next(iter(damaged.items()))
+        raise IndexDamaged(index.store.uri, table, detail)
     st = index.status()
+    st["state"] = "ready"
+    mismatch: str | None = None
+    built = index.store.built_with
+    if built.get("model_id") != index.model_id:
+        mismatch = (f"built with model {built.get('model_id')!r}; these settings use "
+                    f"{index.model_id!r}: `codeloupe index` will rebuild it for them "
+                    f"(nothing changes until then)")
+        st["state"] = "model mismatch"
+        st["note"] = mismatch
+    elif st["pending_embeddings"]:
+        st["state"] = f"embedding {st['symbols'] - st['pending_embeddings']}/{st['symbols']}"
     if args.json:
         print(json.dumps(st))
         return 0
@@ -257,14 +313,21 @@ def cmd_status(args: argparse.Namespace) -> int:
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(updated)) if updated else "never"
     size = st.get("index_bytes")
     langs = ", ".join(f"{k} {v}" for k, v in st["languages"].items()) or "-"  # type: ignore[union-attr]
-    print("\n".join([
+    skipped = st.get("skipped") or {}
+    lines = [
         f"root:        {st['root']}",
         f"index:       {st['index']}" + (f" ({size / 1e6:.1f} MB)" if size else ""),
         f"model:       {st['model']}",
         f"files:       {st['files']} ({langs})",
         f"symbols:     {st['symbols']} ({st['pending_embeddings']} waiting for an embedding)",
         f"last update: {when}",
-    ]))
+    ]
+    if skipped:
+        lines.append("skipped:     " + ", ".join(f"{n} {r}" for r, n in sorted(  # type: ignore[union-attr]
+            skipped.items(), key=lambda kv: -kv[1])))
+    if mismatch:
+        lines.append(f"note:        {mismatch}")
+    print("\n".join(lines))
     return 0
 
 
@@ -293,6 +356,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "weights; pip install 'codeloupe[onnx]'; env CODELOUPE_EMBEDDING_BACKEND)")
     common.add_argument("--index-uri", help="where the index lives (default ROOT/.codeloupe; "
                         "env CODELOUPE_INDEX_URI)")
+    common.add_argument("--include-generated", action="store_true",
+                        help="index files that say a program wrote them (protobuf stubs, "
+                        "`Code generated ... DO NOT EDIT.`, @generated; env "
+                        "CODELOUPE_INDEX_GENERATED=1)")
     common.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     common.add_argument("--log-level", default=os.environ.get("CODELOUPE_LOG", "warning"))
 
@@ -363,13 +430,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("LANCEDB_LOG", "error")
     from .embed import EmbeddingError
     from .index import IndexError_
+    from .indexdir import IndexLocationError
     from .languages import UnknownLanguageError
     from .search import SearchError
     from .store import StoreError
 
     try:
         return int(args.func(args) or 0)
-    except (CliError, IndexError_, StoreError, SearchError, UnknownLanguageError, EmbeddingError) as exc:
+    except (CliError, IndexError_, StoreError, SearchError, UnknownLanguageError, EmbeddingError,
+            IndexLocationError) as exc:
         _err(str(exc))
         return 2
     except KeyboardInterrupt:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .embed import DEFAULT_MODEL
+from .indexdir import INDEX_DIR
 from .scan import DEFAULT_MAX_BYTES
 
-INDEX_DIR = ".codeloupe"
+__all__ = ["INDEX_DIR", "Settings"]
 
 
 @dataclass
@@ -24,6 +24,9 @@ class Settings:
     include: list[str] = field(default_factory=list)  # gitignore-style globs; empty = all
     exclude: list[str] = field(default_factory=list)
     max_file_bytes: int = DEFAULT_MAX_BYTES
+    # files that say a program wrote them (protobuf stubs, `Code generated … DO NOT
+    # EDIT.`, `@generated`; scan.is_generated) are skipped unless this is set
+    index_generated: bool = False
     workers: int = 0  # parse processes; 0 = one per core
     batch_size: int = 32
     # ask: an OpenAI-compatible chat-completions endpoint (http://127.0.0.1:11434/v1)
@@ -52,12 +55,11 @@ class Settings:
             s.reranker = os.environ["CODELOUPE_RERANKER"]
         if os.environ.get("CODELOUPE_ASK_TOKENIZER"):
             s.ask_tokenizer = os.environ["CODELOUPE_ASK_TOKENIZER"]
+        if os.environ.get("CODELOUPE_INDEX_GENERATED"):
+            s.index_generated = os.environ["CODELOUPE_INDEX_GENERATED"].strip().lower() in (
+                "1", "true", "yes", "on")
         for key, value in overrides.items():
             if value is not None:
                 setattr(s, key, value)
         return s
 
-    def index_location(self, root: Path) -> str:
-        if self.index_uri:
-            return self.index_uri
-        return str(root / INDEX_DIR)

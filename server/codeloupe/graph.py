@@ -75,6 +75,7 @@ from .resolve import (
     ternary_branches,
     type_name,
 )
+from .userkey import user_secret
 
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "$this", "Self", "me"})
 SUPER_RECEIVERS = frozenset({"super", "super()", "base", "parent"})
@@ -631,7 +632,7 @@ class Graph:
         None. Signed with this user's secret (``load`` unpickles only what it
         verifies: an index folder may come from elsewhere); written to a temporary
         file, then renamed. OSError when it cannot be written (nor the secret made)."""
-        secret = _secret()
+        secret = user_secret()
         if secret is None:
             raise OSError("no codeloupe secret to sign the call graph with")
         payload = pickle.dumps((GRAPH_FORMAT, __version__, key, self), protocol=5)
@@ -654,7 +655,7 @@ class Graph:
             data = Path(path).read_bytes()
         except OSError:
             return None
-        secret = _secret()
+        secret = user_secret()
         head = len(_MAGIC) + 32
         if secret is None or not data.startswith(_MAGIC) or not hmac.compare_digest(
                 data[len(_MAGIC):head], hmac.digest(secret, memoryview(data)[head:], "sha256")):
@@ -2104,43 +2105,6 @@ def store_key(store) -> str:  # noqa: ANN001 - codeloupe.store.Store
     for path, content, when in rows:
         digest.update(f"\0{path}\0{content}\0{when!r}".encode())
     return digest.hexdigest()
-
-
-def _secret() -> bytes | None:
-    """This user's key for signing saved maps (``$CODELOUPE_SECRET_DIR``, else
-    ``$XDG_CACHE_HOME/codeloupe``, else ``~/.cache/codeloupe``: ``graph.key``, made
-    once, readable by the user only); None when it cannot be read or made."""
-    base = os.environ.get("CODELOUPE_SECRET_DIR")
-    if base:
-        folder = Path(base)
-    else:
-        cache = os.environ.get("XDG_CACHE_HOME")
-        folder = (Path(cache) if cache else Path.home() / ".cache") / "codeloupe"
-    path = folder / "graph.key"
-    try:
-        data = path.read_bytes()
-        if len(data) >= 32:
-            return data
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f"graph.key.{os.getpid()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(os.urandom(32))
-        try:
-            os.link(tmp, path)  # the first writer's key wins; others read it
-        except FileExistsError:
-            pass
-        finally:
-            tmp.unlink(missing_ok=True)
-        data = path.read_bytes()
-        return data if len(data) >= 32 else None
-    except OSError:
-        return None
 
 
 def saved_graph_path(store) -> Path | None:  # noqa: ANN001 - codeloupe.store.Store

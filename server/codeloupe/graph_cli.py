@@ -24,16 +24,9 @@ class TargetError(Exception):
 
 
 def load_graph(args: argparse.Namespace) -> Graph:
-    from .cli import _note, _open, progress_reporter
+    from .cli import open_for_query
 
-    index = _open(args.root, args)
-    if not args.no_update:
-        with index.write_lock(wait=False) as locked:
-            if locked:
-                with progress_reporter(not args.quiet) as progress:
-                    index.sync_files(progress)  # type: ignore[arg-type]
-            else:
-                _note("another codeloupe process is indexing this folder; answering from the index as it is")
+    index = open_for_query(args.root, args, needs_model=False)
     return Graph.for_store(index.store)  # the saved map when the index has not changed since
 
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -36,18 +36,26 @@ from .embed import (
     summary_text,
 )
 from .extract import extract
+from .indexdir import locate
 from .languages import language_for_path
 from .model import FileExtraction, Symbol
+from .safeio import UnsafeFile, open_no_follow, read_repo_file
 from .scan import ScannedFile, check_content, scan
-from .store import FileRow, Store, sql_in
+from .store import FileRow, IndexAbsent, IndexDamaged, Store
+from .workers import TimedOut, WorkersUnavailable, run_batches
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # progress(stage, done, total): stage is "scan", "parse", "embed"
 Progress = Callable[[str, int, int], None]
 
 _WRITE_EVERY = 200  # files per store write
 _POOL_MIN_FILES = 48  # below this, parsing in-process beats starting workers
+# A batch of files (at most 64, each at most max_file_bytes) that is still being read
+# and parsed this long after it started is stuck (a stalled network mount, a
+# pathological file): its worker is killed and its files are tried one by one.
+PARSE_DEADLINE_S = 300.0
 _SNIPPET_LINES = 6
 # mtime_ns of a files row written from an editor buffer: it matches no file on
 # disk, so the next scan re-reads the file (same content: a stat update only).
@@ -59,8 +67,21 @@ SYMBOL_COLUMNS = [
 ]
 
 
+LOCK_FILE = "lock"
+
+
 class IndexError_(RuntimeError):
     pass
+
+
+def _lock_holder(fd: int) -> str:
+    """Who holds the index lock, in words (from what the holder wrote in the file)."""
+    try:
+        info = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        since = time.strftime("%H:%M:%S", time.localtime(float(info["since"])))
+        return f"process {int(info['pid'])} ({info.get('command') or 'codeloupe'}, since {since})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another codeloupe process"
 
 
 @dataclass
@@ -110,19 +131,32 @@ def decode(data: bytes) -> bytes:
         return data.decode("utf-8", "replace").encode("utf-8")
 
 
-def parse_file(item: tuple[str, str, str, str | None]) -> _Parsed:
-    """Read, check and extract one file (runs in a worker process)."""
-    rel, abspath, language, old_hash = item
+class ParseJob(NamedTuple):
+    """One file to read, check and extract (picklable: it goes to a worker)."""
+
+    rel: str
+    root_real: str  # the resolved root: nothing outside it is read
+    language: str
+    old_hash: str | None  # of the indexed content: the same hash needs no parse
+    max_bytes: int
+    generated: bool = False  # index files that say they are generated
+
+
+def parse_file(job: ParseJob) -> _Parsed:
+    """Read, check and extract one file (runs in a worker process). The file is
+    opened without blocking or following links out of the root (``safeio``): a
+    FIFO, a device or a link to ``/etc/passwd`` is skipped with the reason."""
+    rel, language = job.rel, job.language
     try:
-        with open(abspath, "rb") as fh:
-            data = fh.read()
-        st = os.stat(abspath)
+        data, st = read_repo_file(job.root_real, os.path.join(job.root_real, rel), job.max_bytes)
+    except UnsafeFile as exc:
+        return _Parsed(rel, 0, 0, "", language, None, skipped=exc.reason)
     except OSError as exc:
         return _Parsed(rel, 0, 0, "", language, None, skipped="unreadable", error=f"{rel}: {exc}")
     digest = file_hash(data)
-    if old_hash is not None and digest == old_hash:
+    if job.old_hash is not None and digest == job.old_hash:
         return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None)
-    reason = check_content(data, rel)
+    reason = check_content(data, rel, job.generated)
     if reason is not None:
         return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None, skipped=reason)
     try:
@@ -134,8 +168,8 @@ def parse_file(item: tuple[str, str, str, str | None]) -> _Parsed:
     return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, extraction)
 
 
-def _parse_batch(items: list[tuple[str, str, str, str | None]]) -> list[_Parsed]:
-    return [parse_file(item) for item in items]
+def _parse_batch(jobs: list[ParseJob]) -> list[_Parsed]:
+    return [parse_file(job) for job in jobs]
 
 
 def snippet_of(symbol: Symbol) -> str:
@@ -175,23 +209,48 @@ class Index:
         root: str | Path,
         settings: Settings | None = None,
         embedder: Embedder | None = None,
+        *,
+        writable: bool = True,
+        check_model: bool = True,
+        rebuild: bool = True,
     ) -> None:
+        """Open the index of ``root``. ``writable``: the commands that write (an index
+        run, a search that updates first, the language server) make the index folder,
+        rebuild on a model or schema change and repair damage; the others never
+        change anything (``IndexAbsent``, ``IndexMismatch``, ``IndexDamaged``).
+        ``check_model``: False for readers of symbols and references alone (the call
+        graph), which work whatever model made the vectors. ``rebuild``: False for
+        a writer that must not rebuild on a model or schema change (``IndexMismatch``
+        instead; see ``Store``)."""
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise IndexError_(f"not a folder: {root}")
+        self.root_real = os.path.realpath(self.root)
         self.settings = settings or Settings()
+        self.writable = writable
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
+        self.location = locate(self.root, self.settings.index_uri, create=writable)
+        if not self.location.exists:
+            raise IndexAbsent(f"{self.root} has no index yet: run `codeloupe index {self.root}`")
         if embedder is not None:
             model_id, dim = embedder.model_id, embedder.dim
         else:
             model_id, dim = model_identity(self.settings.model, self.settings.max_tokens,
                                            self.settings.embedding_backend)
-            if dim is None:  # a model whose dimension we only learn by loading it
+            if dim is None and (writable or check_model):
+                # a model whose dimension we only learn by loading it
                 self._embedder = self._load_embedder()
                 model_id, dim = self._embedder.model_id, self._embedder.dim
         self.model_id = model_id
-        self.store = Store(self.settings.index_location(self.root), model_id, dim, TEXT_VERSION)
+        self.store = Store(self.location.uri, model_id, dim, TEXT_VERSION, writable=writable,
+                           check_model=check_model, rebuild=rebuild)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the user should hear about opening this index (a foreign index folder
+        ignored, a rebuild and why)."""
+        return [n for n in (self.location.note, self.store.rebuilt_reason) if n]
 
     # --- the model ---------------------------------------------------------------
 
@@ -218,35 +277,74 @@ class Index:
     # --- locking -----------------------------------------------------------------
 
     @contextlib.contextmanager
-    def write_lock(self, wait: bool = True) -> Iterator[bool]:
+    def write_lock(self, wait: bool = True,
+                   on_wait: Callable[[str], None] | None = None) -> Iterator[bool]:
         """An advisory lock so two processes do not index the same folder at once.
-        Yields False (without the lock) when ``wait`` is False and it is held."""
-        uri = self.store.uri
-        if "://" in uri:
+        Yields False (without the lock) when ``wait`` is False and it is held; when
+        it waits, ``on_wait`` first hears who holds it. The lock is the kernel's
+        (``flock``): it goes with its holder, so a holder killed with -9 leaves
+        nothing stale to clear. The lock file is opened without following a link."""
+        folder = self.location.local
+        if folder is None:
             yield True
             return
         import fcntl
 
-        path = Path(uri) / "lock"
-        with open(path, "a+") as fh:
-            flags = fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB)
+        fd = open_no_follow(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
             try:
-                fcntl.flock(fh, flags)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                yield False
-                return
+                if not wait:
+                    yield False
+                    return
+                if on_wait is not None:
+                    on_wait(_lock_holder(fd))
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps({"pid": os.getpid(), "since": time.time(),
+                                          "command": " ".join(sys.argv[:2])[:200]}).encode(), 0)
+            except OSError:
+                pass  # who holds it is a courtesy
             try:
                 yield True
             finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
 
     # --- phase 1: files → symbols ------------------------------------------------
 
+    def repair(self, report: IndexReport | None = None) -> list[str]:
+        """Check every table of the index and rebuild what is damaged (``Store.repair``),
+        before an index run; what was repaired goes into the report's errors."""
+        done = self.store.repair()
+        if report is not None:
+            report.errors.extend(f"repaired {what}" for what in done)
+        return done
+
+    def _repairing(self, work: Callable[[], T], report: IndexReport) -> T:
+        """``work()``; when it meets damaged data, repair what is damaged and do it
+        again, once (a second failure, or damage repair cannot find, is raised)."""
+        try:
+            return work()
+        except IndexDamaged as exc:
+            log.warning("codeloupe: %s", exc)
+            if not self.repair(report):
+                raise
+            return work()
+
     def sync_files(self, progress: Progress | None = None, report: IndexReport | None = None) -> IndexReport:
-        """Bring symbols, references and full text up to date with the files on disk."""
-        t0 = time.perf_counter()
+        """Bring symbols, references and full text up to date with the files on disk
+        (repairing damaged tables it runs into)."""
         report = report or IndexReport()
+        return self._repairing(lambda: self._sync_files(progress, report), report)
+
+    def _sync_files(self, progress: Progress | None, report: IndexReport) -> IndexReport:
+        t0 = time.perf_counter()
         report.rebuilt = self.store.rebuilt_reason
+        report.skipped = {}
         s = self.settings
 
         def on_error(rel: str, exc: Exception) -> None:
@@ -297,41 +395,50 @@ class Index:
             self._write(pending_parsed, deleted, report)
         report.files_deleted = len(deleted)
         self.store.update_file_stats(stat_only)
-        if report.files_parsed or deleted:
+        skipped = json.dumps(dict(sorted(report.skipped.items())))
+        if report.files_parsed or deleted or self.store.built_with_skipped != skipped:
             self.store.ensure_indexes()
             self.store.maybe_optimize()
-            self.store.touch()
-        report.files = self.store.files.count_rows()
-        report.symbols = self.store.symbols.count_rows()
+            self.store.touch(skipped=skipped)
+        report.files = self.store.file_count()
+        report.symbols = self.store.symbol_count()
         report.pending_embeddings = self.store.count_pending()
         report.seconds_to_symbols = time.perf_counter() - t0
         return report
 
+    def _job(self, rel: str, language: str, old_hash: str | None) -> ParseJob:
+        s = self.settings
+        return ParseJob(rel, self.root_real, language, old_hash, s.max_file_bytes,
+                        s.index_generated)
+
     def _parse_all(self, todo: Sequence[ScannedFile], known: dict[str, FileRow]) -> Iterator[_Parsed]:
-        items = [
-            (f.path, str(f.abspath), f.language, known[f.path].hash if f.path in known else None)
-            for f in todo
-        ]
+        jobs = [self._job(f.path, f.language, known[f.path].hash if f.path in known else None)
+                for f in todo]
         workers = self.settings.workers or os.cpu_count() or 1
-        if len(items) < _POOL_MIN_FILES or workers <= 1:
-            for item in items:
-                yield parse_file(item)
+        if len(jobs) < _POOL_MIN_FILES or workers <= 1:
+            for job in jobs:
+                yield parse_file(job)
             return
-        batch = max(4, min(64, len(items) // (workers * 8) or 1))
-        batches = [items[i : i + batch] for i in range(0, len(items), batch)]
-        ctx = get_context("spawn")  # never fork a process that may hold torch threads
-        done = 0
+        batch = max(4, min(64, len(jobs) // (workers * 8) or 1))
+        batches = [jobs[i : i + batch] for i in range(0, len(jobs), batch)]
+        done: set[str] = set()
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                for results in pool.map(_parse_batch, batches):
-                    done += 1
-                    yield from results
-        except BrokenProcessPool as exc:
-            # A worker died (out of memory, or a script that imports us without an
-            # `if __name__ == "__main__":` guard): finish in this process.
+            for _, results in run_batches(_parse_batch, batches, workers, PARSE_DEADLINE_S):
+                for result in results:
+                    if isinstance(result, TimedOut):
+                        job = result.item
+                        result = _Parsed(job.rel, 0, 0, "", job.language, None, skipped="timed out",
+                                         error=f"{job.rel}: reading and parsing it took over "
+                                               f"{PARSE_DEADLINE_S:.0f}s")
+                    done.add(result.path)
+                    yield result
+        except WorkersUnavailable as exc:
+            # The workers cannot run (out of memory, or a script that imports us
+            # without an `if __name__ == "__main__":` guard): finish in this process.
             log.warning("codeloupe: parse workers failed (%s); parsing in-process", exc)
-            for group in batches[done:]:
-                yield from _parse_batch(group)
+            for job in jobs:
+                if job.rel not in done:
+                    yield parse_file(job)
 
     def _write(self, parsed: list[_Parsed], deleted: Sequence[str], report: IndexReport) -> None:
         symbol_rows: list[dict] = []
@@ -417,8 +524,10 @@ class Index:
         Unlike ``sync_files`` this does not consult include/exclude globs or
         .gitignore: it is for files the editor already showed us."""
         report = IndexReport()
-        rows = self.store.files.search().where(sql_in("path", [rel])).limit(1).to_list()
-        known = FileRow(**rows[0]) if rows else None
+        return self._repairing(lambda: self._refresh_file(rel, report), report)
+
+    def _refresh_file(self, rel: str, report: IndexReport) -> IndexReport:
+        known = self.store.file_row(rel)
         abspath = self.root / rel
         language = language_for_path(rel)
         if language is None or not abspath.is_file():
@@ -426,7 +535,7 @@ class Index:
                 self.store.replace_files([], [], [], [rel])
                 report.files_deleted = 1
             return report
-        parsed = parse_file((rel, str(abspath), language, known.hash if known else None))
+        parsed = parse_file(self._job(rel, language, known.hash if known else None))
         if parsed.error:
             report.errors.append(parsed.error)
         if parsed.extraction is None and parsed.skipped is None:
@@ -446,14 +555,7 @@ class Index:
 
     def load_rows(self, paths: Sequence[str] | None = None) -> tuple[list[dict], list[dict]]:
         """Symbol rows (``SYMBOL_COLUMNS``) and reference rows, of these files or all."""
-        sym_q = self.store.symbols.search().select(SYMBOL_COLUMNS)
-        ref_q = self.store.refs.search()
-        if paths is not None:
-            if not paths:
-                return [], []
-            sym_q = sym_q.where(sql_in("path", paths))
-            ref_q = ref_q.where(sql_in("path", paths))
-        return sym_q.limit(None).to_arrow().to_pylist(), ref_q.limit(None).to_arrow().to_pylist()
+        return self.store.symbol_rows(SYMBOL_COLUMNS, paths), self.store.ref_rows(paths)
 
     # --- phase 2: embeddings -----------------------------------------------------
 
@@ -472,8 +574,14 @@ class Index:
         count (padding is wasted work); every ``commit_every`` texts the vectors go
         to the cache and the symbols with both vectors are committed, so an
         interrupted run loses at most that much work. A text seen before (by this
-        model) is taken from the cache instead. Progress counts symbols."""
+        model) is taken from the cache instead. Progress counts symbols. Damaged
+        tables it runs into are repaired, and the work goes on."""
         report = report or IndexReport()
+        return self._repairing(lambda: self._embed_pending(progress, report, page, commit_every,
+                                                           should_stop), report)
+
+    def _embed_pending(self, progress: Progress | None, report: IndexReport, page: int,
+                       commit_every: int, should_stop: Callable[[], bool] | None) -> IndexReport:
         total = self.store.count_pending()
         done = 0
         if progress:
@@ -496,6 +604,8 @@ class Index:
         report.embeddings_reused += len(known)
         done += page.commit(self.store, known)
         new = [k for k in page.text_of if k not in known]
+        if not new:
+            return done  # all from the cache: the model is not even loaded
         lengths = self.embedder.count_tokens([page.text_of[k] or "" for k in new])
         new = [k for _, k in sorted(zip(lengths, new, strict=True), key=lambda t: t[0])]
         per_text = len(page.waiting) / len(new) if new else 1.0  # progress counts symbols
@@ -522,10 +632,15 @@ class Index:
 
     # --- everything --------------------------------------------------------------
 
-    def update(self, progress: Progress | None = None, embed: bool = True) -> IndexReport:
+    def update(self, progress: Progress | None = None, embed: bool = True,
+               on_wait: Callable[[str], None] | None = None) -> IndexReport:
+        """A whole index run: check and repair every table, bring symbols and full text
+        up to date, then embed what is pending. ``on_wait`` hears who holds the lock
+        when another process is indexing the folder (this run waits for it)."""
         t0 = time.perf_counter()
         report = IndexReport()
-        with self.write_lock():
+        with self.write_lock(on_wait=on_wait):
+            self.repair(report)
             self.sync_files(progress, report)
             if embed:
                 self.embed_pending(progress, report)
@@ -539,4 +654,6 @@ class Index:
         st["index"] = self.store.uri
         st["index_bytes"] = self.store.size_bytes()
         st["updated_at"] = self.store.updated_at
+        if self.location.note:
+            st["note"] = self.location.note
         return st

@@ -8,12 +8,12 @@ import logging
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .embed import split_identifier
 from .index import Index
 from .languages import normalize_language
-from .store import sql_in
+from .store import FullTextUnavailable, SymbolFilter
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +73,17 @@ class SearchResponse:
     query: str
     results: list[Hit]
     pending_embeddings: int = 0
+    warnings: list[str] = field(default_factory=list)  # a signal that could not be used, and why
 
     def as_dict(self, snippet: bool = True) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "query": self.query,
             "results": [h.as_dict(snippet) for h in self.results],
             "pending_embeddings": self.pending_embeddings,
         }
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
 
 
 def looks_like_identifier(query: str) -> bool:
@@ -131,18 +135,13 @@ class Searcher:
         # only ever given one column search, never work that waits on it: no deadlock
         self._column_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeloupe-search-column")
 
-    def _filter(self, lang: str | None, path: str | None, kind: str | None) -> str | None:
-        clauses: list[str] = []
-        if lang:
-            langs = [normalize_language(x) for x in lang.split(",") if x.strip()]
-            clauses.append(sql_in("language", langs))
-        if kind:
-            clauses.append(sql_in("kind", [k.strip() for k in kind.split(",") if k.strip()]))
-        if path:
-            all_paths = self.store.files.search().select(["path"]).limit(None).to_arrow()
-            matched = glob_to_paths(path, all_paths.column("path").to_pylist())
-            clauses.append(sql_in("path", matched))  # "false" when nothing matches
-        return " AND ".join(f"({c})" for c in clauses) if clauses else None
+    def _filter(self, lang: str | None, path: str | None, kind: str | None) -> SymbolFilter | None:
+        if not (lang or path or kind):
+            return None
+        langs = tuple(normalize_language(x) for x in (lang or "").split(",") if x.strip())
+        kinds = tuple(k.strip() for k in (kind or "").split(",") if k.strip())
+        paths = tuple(glob_to_paths(path, self.store.file_paths())) if path else None
+        return SymbolFilter(langs, kinds, paths)
 
     def search(
         self,
@@ -165,16 +164,17 @@ class Searcher:
         where = self._filter(lang, path, kind)
         depth = max(50, k * 5)
         ranked: list[list[dict]] = []
+        warnings: list[str] = []
         if mode == "hybrid":
             # Both lists at once: LanceDB and torch release the GIL, so the hybrid
             # query costs about the slower of the two instead of their sum.
             vector = self._pool.submit(self._vector, query, where, depth, pending)
-            fulltext = self._fulltext(query, where, depth)
+            fulltext = self._fulltext(query, where, depth, warnings)
             ranked = [vector.result(), fulltext]
         elif mode == "vector":
             ranked.append(self._vector(query, where, depth, pending))
         else:
-            ranked.append(self._fulltext(query, where, depth))
+            ranked.append(self._fulltext(query, where, depth, warnings))
         fused: dict[str, Hit] = {}
         scores = rrf([[row["id"] for row in rows] for rows in ranked], RRF_K)
         for rows in ranked:
@@ -191,18 +191,16 @@ class Searcher:
                     fused[row["id"]] = hit
                 hit.score += boost
         results = sorted(fused.values(), key=lambda h: (-h.score, h.path, h.start_line))[:k]
-        return SearchResponse(query, results, pending)
+        return SearchResponse(query, results, pending, warnings)
 
-    def _vector(self, query: str, where: str | None, depth: int, pending: int) -> list[dict]:
-        if self.store.symbols.count_rows() <= pending:  # nothing embedded yet
+    def _vector(self, query: str, where: SymbolFilter | None, depth: int,
+                pending: int) -> list[dict]:
+        if self.store.symbol_count() <= pending:  # nothing embedded yet
             return []
         vec = self.index.embedder.embed_query(query)
 
         def nearest(column: str) -> list[dict]:
-            q = self.store.symbols.search(vec, vector_column_name=column).distance_type("cosine")
-            if where:
-                q = q.where(where, prefilter=True)
-            return q.select([*_COLUMNS, "_distance"]).limit(depth).to_list()
+            return self.store.nearest(vec, column, _COLUMNS, depth, where)
 
         # A symbol is as near as the nearer of its two vectors: the whole text, and
         # its name, signature and doc alone (embed.summary_text). The two searches
@@ -215,29 +213,24 @@ class Searcher:
                 best[row["id"]] = row
         return sorted(best.values(), key=lambda r: r["_distance"])[:depth]
 
-    def _fulltext(self, query: str, where: str | None, depth: int) -> list[dict]:
-        from lancedb.query import MatchQuery
-
+    def _fulltext(self, query: str, where: SymbolFilter | None, depth: int,
+                  warnings: list[str]) -> list[dict]:
         words = " ".join(split_identifier(query))
         text = f"{query} {words}".strip()
         try:
-            q = self.store.symbols.search(MatchQuery(text, "search_text"), query_type="fts")
-            if where:
-                q = q.where(where, prefilter=True)
-            return q.select([*_COLUMNS, "_score"]).limit(depth).to_list()
-        except Exception as exc:  # no FTS index yet (empty table) or a tokenizer edge case
-            log.debug("full-text search failed: %s", exc)
+            return self.store.fulltext(text, _COLUMNS, depth, where)
+        except FullTextUnavailable as exc:
+            # said, not swallowed: the next index run builds it again
+            warnings.append(f"{exc}; results come from the vectors alone until "
+                            "`codeloupe index` rebuilds it")
             return []
 
-    def _exact(self, query: str, where: str | None) -> list[tuple[float, dict]]:
+    def _exact(self, query: str, where: SymbolFilter | None) -> list[tuple[float, dict]]:
         """Symbols whose name or qualified name is the query: they go first."""
         parts = re.split(r"\.|::|#|->", query)
         last = parts[-1]
         dotted = ".".join(parts)
-        clause = sql_in("name", [last])
-        if where:
-            clause = f"({clause}) AND ({where})"
-        rows = self.store.symbols.search().where(clause).select(_COLUMNS).limit(200).to_list()
+        rows = self.store.symbols_named([last], _COLUMNS, where, limit=200)
         out: list[tuple[float, dict]] = []
         for row in rows:
             qn = row["qualified_name"]
