@@ -5,7 +5,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -158,41 +158,85 @@ def test_file_deleted_mid_scan(sample_repo: Path, embedder, monkeypatch) -> None
     assert any("src/ghost.py" in e for e in report.errors)
 
 
-def test_index_survives_kill_9_and_next_run_completes(tmp_path: Path, embedder) -> None:
-    root = tmp_path / "big"
-    files = {}
-    for i in range(60):
-        files[f"pkg/mod_{i}.py"] = "".join(
-            f"def handler_{i}_{j}(request):\n    '''Handle request {j} of module {i}.'''\n"
-            f"    return request.get('{i}-{j}')\n\n"
-            for j in range(8)
-        )
-    write_tree(root, files)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LANCE_LOG": "error"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "codeloupe", "index", "-q", str(root)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 120
-    pending = None
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.5)
-        try:
-            status = open_index(root, embedder).store
-            pending = status.count_pending()
-            if status.symbols.count_rows() > 0 and pending < status.symbols.count_rows():
-                break  # embeddings are under way: kill it now
-        except Exception:
-            continue
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    idx = open_index(root, embedder)
-    report = idx.update()
-    final = rows(idx)
-    assert len(final) == 60 * 9  # 8 handlers + 1 module unit per file
-    assert all(r["vector"] is not None for r in final.values())
-    assert report.files == 60
-    assert idx.store.count_pending() == 0
+def _in_thread(fn, timeout: float = 600.0):  # noqa: ANN001, ANN202
+    """``fn()`` in a thread; the test fails (instead of hanging) if it never returns."""
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    worker.start()
+    worker.join(timeout)
+    assert out, "it hung"
+    return out[0]
+
+
+@pytest.mark.parametrize("files", [3, 60])  # in-process, and through the parse workers
+def test_a_file_that_becomes_a_fifo_after_the_scan_does_not_hang(
+        tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch, files: int) -> None:
+    root = tmp_path / "repo"
+    write_tree(root, {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(files)})
+    real_scan = index_module.scan
+
+    def scan_then_swap(r, **kw):  # noqa: ANN001, ANN003, ANN202
+        result = real_scan(r, **kw)
+        (r / "m1.py").unlink()
+        os.mkfifo(r / "m1.py")  # no writer will ever open it
+        return result
+
+    monkeypatch.setattr(index_module, "scan", scan_then_swap)
+    idx = Index(root, Settings(workers=2), embedder=embedder)
+    report = _in_thread(lambda: idx.update(embed=False))
+    assert report.skipped == {"not a regular file": 1}
+    assert report.files == files - 1
+
+
+def test_a_held_lock_names_its_holder_and_dies_with_it(tmp_path: Path, embedder) -> None:
+    root = tmp_path / "repo"
+    write_tree(root, {"a.py": "def a():\n    pass\n"})
+    Index(root, Settings(), embedder=embedder).sync_files()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, threading\n"
+         "from codeloupe.index import Index\nfrom codeloupe.config import Settings\n"
+         "idx = Index(sys.argv[1], Settings(), writable=False, check_model=False)\n"
+         "with idx.write_lock():\n    print('LOCKED', flush=True)\n    threading.Event().wait()\n",
+         str(root)], cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "LOCKED"
+        idx = Index(root, Settings(), embedder=embedder)
+        with idx.write_lock(wait=False) as locked:
+            assert locked is False
+        heard: list[str] = []
+        waited = threading.Event()
+
+        def on_wait(who: str) -> None:
+            heard.append(who)
+            waited.set()
+
+        runner = threading.Thread(target=lambda: heard.append(idx.update(embed=False, on_wait=on_wait)))
+        runner.start()
+        assert waited.wait(600)
+        assert f"process {holder.pid}" in heard[0]
+    finally:
+        holder.send_signal(signal.SIGKILL)  # the lock is the kernel's: it goes with its holder
+        holder.wait()
+    runner.join(600)
+    assert isinstance(heard[-1], index_module.IndexReport) and heard[-1].files == 1
+
+
+def _double_or_hang(batch: list[int]) -> list[int]:
+    if -1 in batch:
+        threading.Event().wait()  # a stalled mount, a pathological file
+    return [2 * x for x in batch]
+
+
+def test_a_stalled_worker_is_killed_and_only_its_item_is_lost() -> None:
+    from codeloupe.workers import TimedOut, run_batches
+
+    batches = [[1, 2], [3, -1, 4], [5, 6]]
+    results = {}
+    for batch, out in _in_thread(lambda: list(run_batches(_double_or_hang, batches, 2, 5.0))):
+        for item, value in zip(batch, out, strict=True):
+            results[item] = value
+    assert results.pop(-1) == TimedOut(-1)
+    assert results == {1: 2, 2: 4, 3: 6, 4: 8, 5: 10, 6: 12}
 
 
 def test_model_change_rebuilds_with_a_message(sample_repo: Path, embedder) -> None:
