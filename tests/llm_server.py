@@ -8,6 +8,8 @@ the ask tests. What it answers is scripted per request:
 
 Every request it received is kept in ``srv.requests`` (method, path, headers,
 JSON body); ``srv.disconnects`` counts streams the client closed early.
+``srv.wait_for(lambda: ...)`` waits for a state of the server (a request came, a
+stream started, the client went) without sleeping.
 
 Run it by hand for the CLI: ``python tests/llm_server.py --port 8765``.
 """
@@ -15,8 +17,10 @@ Run it by hand for the CLI: ``python tests/llm_server.py --port 8765``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +38,8 @@ class Reply:
     text: str | None = None  # the answer; default: srv.answer(request)
     ignore_stream: bool = False  # answer with one JSON object even when asked to stream
     stall_after: int | None = None  # stop sending (without closing) after this many chunks
+    forever: bool = False  # after the answer, keep streaming " more" until the client goes
+    finish_reason: str = "stop"  # "length": the answer stopped at max_tokens
 
 
 def cite_first_snippet(request: dict) -> str:
@@ -55,8 +61,10 @@ class LLMServer:
         self.models = models if models is not None else ["fake-coder"]
         self.requests: list[dict] = []
         self.disconnects = 0
+        self.streams_started = 0  # streams whose first piece was sent
         self._script: list[Reply] = []
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
         self._release = threading.Event()  # ends stalls when the server stops
         server = self
 
@@ -102,7 +110,7 @@ class LLMServer:
                 else:
                     self._json(200, {
                         "id": "chatcmpl-1", "object": "chat.completion", "model": model,
-                        "choices": [{"index": 0, "finish_reason": "stop",
+                        "choices": [{"index": 0, "finish_reason": reply.finish_reason,
                                      "message": {"role": "assistant", "content": text}}],
                     }, reply.headers)
 
@@ -124,26 +132,47 @@ class LLMServer:
                 self.end_headers()
                 self.close_connection = True
                 pieces = re.findall(r"\S+\s*|\s+", text) or [""]
+                if reply.forever:
+                    pieces = itertools.chain(pieces, itertools.repeat(" more"))
                 try:
                     self.wfile.write(b": keep-alive\n\n")
                     for i, piece in enumerate(pieces):
+                        if server._release.is_set():
+                            return
                         if reply.stall_after is not None and i >= reply.stall_after:
                             self.wfile.flush()
-                            server._release.wait(600)
+                            self._wait_for_the_client_to_go()
                             return
-                        event = {"id": "chatcmpl-1", "object": "chat.completion.chunk",
-                                 "model": model, "choices": [
-                                     {"index": 0, "delta": {"content": piece},
-                                      "finish_reason": None}]}
-                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-                        self.wfile.flush()
+                        self._event(model, {"content": piece}, None)
+                        if i == 0:
+                            server._count("streams_started")
                         if reply.chunk_delay_s:
                             time.sleep(reply.chunk_delay_s)
+                    self._event(model, {}, reply.finish_reason)
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
-                    with server._lock:
-                        server.disconnects += 1
+                    server._count("disconnects")
+
+            def _event(self, model: str, delta: dict, finish_reason: str | None) -> None:
+                event = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model,
+                         "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+                self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+
+            def _wait_for_the_client_to_go(self) -> None:
+                """A stalled stream: send nothing, but notice the client closing."""
+                sock = self.connection
+                while not server._release.is_set():
+                    ready, _, _ = select.select([sock], [], [], 0.1)
+                    if ready:
+                        try:
+                            data = sock.recv(1024)
+                        except OSError:
+                            data = b""
+                        if not data:
+                            server._count("disconnects")
+                            return
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
@@ -152,9 +181,21 @@ class LLMServer:
         self._thread: threading.Thread | None = None
 
     def _record(self, handler: BaseHTTPRequestHandler, body: dict | None) -> None:
-        with self._lock:
+        with self._changed:
             self.requests.append({"method": handler.command, "path": handler.path,
                                   "headers": dict(handler.headers), "body": body})
+            self._changed.notify_all()
+
+    def _count(self, name: str) -> None:
+        with self._changed:
+            setattr(self, name, getattr(self, name) + 1)
+            self._changed.notify_all()
+
+    def wait_for(self, condition: Callable[[], bool], timeout: float = 60.0) -> bool:
+        """Wait until ``condition()`` (read under the server's lock) holds; False when
+        ``timeout`` passed first (a hang detector, not a measure)."""
+        with self._changed:
+            return self._changed.wait_for(condition, timeout)
 
     def _next(self) -> Reply:
         with self._lock:

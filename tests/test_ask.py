@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -18,7 +21,7 @@ from codeloupe import ask as A
 from codeloupe.config import Settings
 from codeloupe.graph import Graph
 from codeloupe.index import Index
-from codeloupe.llm import ChatClient, LLMCancelled, LLMConfig, LLMError, chat
+from codeloupe.llm import ChatClient, LLMCancelled, LLMConfig, LLMDeadline, LLMError, chat
 
 from .conftest import SAMPLE_REPO, write_tree
 from .llm_server import LLMServer, Reply
@@ -280,8 +283,9 @@ def test_streaming_delivers_the_answer_in_pieces(indexed: Index, llm: LLMServer)
     # a server that ignores "stream" and answers in one object still works
     llm.script(Reply(ignore_stream=True, text="One piece, src/shop/http.py:9."))
     pieces.clear()
-    text, _ = chat(fast(llm.url), [{"role": "user", "content": "q"}], pieces.append)
-    assert pieces == ["One piece, src/shop/http.py:9."] == [text]
+    answer = chat(fast(llm.url), [{"role": "user", "content": "q"}], pieces.append)
+    assert pieces == ["One piece, src/shop/http.py:9."] == [answer.text]
+    assert answer.cut_off is None
 
 
 def test_429_and_503_are_retried_with_backoff(llm: LLMServer) -> None:
@@ -352,6 +356,131 @@ def test_cancel_closes_the_stream(llm: LLMServer) -> None:
     assert llm.disconnects == 1  # the endpoint saw the client go: the generation stops
 
 
+# --- max_tokens, the deadline, reachability ----------------------------------------------------
+
+Q = [{"role": "user", "content": "q"}]
+
+
+def test_max_tokens_is_always_sent(indexed: Index, llm: LLMServer) -> None:
+    chat(fast(llm.url), Q)
+    chat(fast(llm.url), Q, lambda _piece: None)
+    assert [r["body"]["max_tokens"] for r in llm.chat_requests] == [2048, 2048]
+    A.ask(QUESTION, indexed, settings(llm.url, llm_max_tokens=64, llm_model="m"))
+    assert llm.chat_requests[-1]["body"]["max_tokens"] == 64
+    # an answer that stopped at the limit says so
+    llm.script(Reply(finish_reason="length"), Reply(finish_reason="length"))
+    for on_delta in (None, lambda _piece: None):
+        result = A.ask(QUESTION, indexed, settings(llm.url, llm_max_tokens=64, llm_model="m"),
+                       on_delta=on_delta)
+        assert result.cut_off == "max_tokens" and result.answer
+        assert result.note and "limit of 64 tokens" in result.note and "\n" not in result.note
+        assert result.as_dict()["cut_off"] == "max_tokens"
+
+
+def test_an_endpoint_that_wants_max_completion_tokens_is_asked_again(llm: LLMServer) -> None:
+    llm.script(Reply(status=400, body={"error": {
+        "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                   "Use 'max_completion_tokens' instead.", "type": "invalid_request_error"}}),
+        Reply(text="fine"))
+    client = ChatClient(fast(llm.url, max_tokens=100))
+    assert client.complete(Q) == "fine"
+    first, second = (r["body"] for r in llm.chat_requests)
+    assert first["max_tokens"] == 100 and "max_completion_tokens" not in first
+    assert second["max_completion_tokens"] == 100 and "max_tokens" not in second
+    client.complete(Q)  # the client remembers
+    assert llm.chat_requests[-1]["body"]["max_completion_tokens"] == 100
+    assert "max_tokens" not in llm.chat_requests[-1]["body"]
+
+
+def test_an_endpoint_that_streams_forever_is_stopped_by_the_deadline(
+        indexed: Index, llm: LLMServer) -> None:
+    # the stream never ends by itself: only the deadline can end this ask
+    llm.script(Reply(forever=True, chunk_delay_s=0.01))
+    pieces: list[str] = []
+    out: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            out["result"] = A.ask(QUESTION, indexed,
+                                  settings(llm.url, llm_model="fake-coder", llm_deadline_s=1.0),
+                                  on_delta=pieces.append)
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(120)  # a hang detector only
+    assert not thread.is_alive(), "the deadline did not stop an endpoint that streams forever"
+    result = out.get("result")
+    assert isinstance(result, A.AskResult), out.get("error")
+    assert result.cut_off == "deadline"
+    assert result.answer == "".join(pieces)
+    assert result.answer.startswith("Client.fetch does the work (see src/shop/http.py:8)")
+    assert result.answer.endswith(" more")
+    # the citations of the partial answer are verified
+    assert result.unverified_citations == ["nowhere/else.py:7"]
+    assert result.sources[0]["qualified_name"] == "Client.fetch" and result.sources[0]["cited"]
+    assert result.note and "cut off at the deadline of 1s" in result.note
+    d = result.as_dict()
+    assert d["cut_off"] == "deadline" and d["note"] == result.note
+    assert llm.wait_for(lambda: llm.disconnects == 1)  # the connection was closed
+
+
+def test_the_deadline_holds_before_the_first_byte_and_without_streaming(llm: LLMServer) -> None:
+    # the endpoint would answer after 30 s, well inside the idle timeout of 60 s
+    llm.script(Reply(delay_s=30), Reply(delay_s=30))
+    with pytest.raises(LLMDeadline, match=r"did not finish its answer within the deadline of "
+                                          r"0.5s \(allow more with --llm-deadline"):
+        chat(fast(llm.url, deadline_s=0.5), Q)
+    with pytest.raises(LLMDeadline, match=r"within the deadline of 0.5s"):
+        chat(fast(llm.url, deadline_s=0.5), Q, lambda _piece: None)  # nothing streamed: an error
+    assert len(llm.chat_requests) == 2  # no retries past the deadline
+
+
+def _dead_url() -> str:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_an_unreachable_endpoint_fails_before_any_retrieval(
+        indexed: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    retrieved: list[str] = []
+    real = A.retrieve
+
+    def counting_retrieve(question: str, *args: object, **kw: object) -> list[A.Candidate]:
+        retrieved.append(question)
+        return real(question, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(A, "retrieve", counting_retrieve)
+    url = _dead_url()
+    for model in ("fake-coder", None):  # a model set, or one GET /models would resolve
+        with pytest.raises(LLMError, match=rf"cannot reach the LLM endpoint {url}: connection "
+                                           r"refused \(is the server running\? check "
+                                           r"CODELOUPE_LLM_URL"):
+            A.ask(QUESTION, indexed, settings(url, llm_model=model), on_delta=lambda _p: None)
+    assert retrieved == []  # no context was built for an endpoint that cannot answer
+    A.ask(QUESTION, indexed, settings(None))  # no endpoint at all: the context, as before
+    assert retrieved == [QUESTION]
+
+
+def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch,
+                                       caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("CODELOUPE_LLM_MAX_TOKENS", "512")
+    monkeypatch.setenv("CODELOUPE_LLM_DEADLINE_S", "90")
+    s = Settings.from_env()
+    assert (s.llm_max_tokens, s.llm_deadline_s) == (512, 90.0)
+    config = A.llm_config(settings("http://127.0.0.1:1/v1", llm_max_tokens=7, llm_deadline_s=9))
+    assert config is not None and (config.max_tokens, config.deadline_s) == (7, 9)
+    monkeypatch.setenv("CODELOUPE_LLM_MAX_TOKENS", "lots")
+    monkeypatch.setenv("CODELOUPE_LLM_DEADLINE_S", "0")
+    s = Settings.from_env()
+    assert (s.llm_max_tokens, s.llm_deadline_s) == (2048, 300.0)  # bad values: the defaults
+    assert "CODELOUPE_LLM_MAX_TOKENS must be an integer of at least 1, got 'lots'" in caplog.text
+    assert "CODELOUPE_LLM_DEADLINE_S must be a number of at least 1, got '0'" in caplog.text
+
+
 def test_without_a_model_ask_returns_the_context_and_says_so(indexed: Index) -> None:
     result = A.ask(QUESTION, indexed, settings(None, ask_context_tokens=500))
     d = result.as_dict()
@@ -399,6 +528,46 @@ def test_cli_ask_without_a_model_and_with_a_dead_endpoint(indexed: Index) -> Non
     dead = _cli("--root", str(indexed.root), "-q", "--llm-url", "http://127.0.0.1:9/v1", QUESTION)
     assert dead.returncode == 2
     assert "cannot reach the LLM endpoint http://127.0.0.1:9/v1: connection refused" in dead.stderr
+
+
+def test_cli_ask_checks_the_endpoint_before_updating_the_index(tmp_path: Path,
+                                                               embedder) -> None:  # noqa: ANN001
+    root = tmp_path / "fresh"
+    write_tree(root, SAMPLE_REPO)  # not indexed: an update would parse and embed it all
+    out = _cli("--root", str(root), "-q", "--llm-url", _dead_url(), QUESTION)
+    assert out.returncode == 2
+    [line] = out.stderr.strip().splitlines()
+    assert line.startswith("codeloupe: error: cannot reach the LLM endpoint http://127.0.0.1:")
+    assert Index(root, Settings(), embedder=embedder).status()["files"] == 0  # nothing indexed
+    bad = _cli("--root", str(root), "-q", "--llm-url", _dead_url(), "--llm-deadline", "0", QUESTION)
+    assert bad.returncode == 2 and "--llm-deadline must be at least 1" in bad.stderr
+
+
+def test_cli_ctrl_c_stops_the_answer_at_once(indexed: Index, llm: LLMServer) -> None:
+    llm.script(Reply(stall_after=5))  # five words, then silence: the CLI waits in a read
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LANCE_LOG": "error"}
+    env.pop("CODELOUPE_LLM_API_KEY", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codeloupe", "ask", "--root", str(indexed.root), "-q",
+         "--llm-url", llm.url, "--llm-model", "fake-coder", "--llm-max-tokens", "300", QUESTION],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        got = b""
+        while b"does the work" not in got:  # the first words arrived: now it waits for more
+            ready, _, _ = select.select([proc.stdout], [], [], 120)  # a hang detector only
+            assert ready and proc.poll() is None, f"no answer started: {proc.stderr.read()!r}"
+            got += os.read(proc.stdout.fileno(), 4096)  # type: ignore[union-attr]
+        assert llm.chat_requests[-1]["body"]["max_tokens"] == 300
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert stderr.decode().strip().splitlines() == [
+        "codeloupe: error: interrupted; the answer above is incomplete"]
+    assert (got + stdout).decode().startswith("Client.fetch does the work")
+    assert llm.wait_for(lambda: llm.disconnects == 1)  # the endpoint saw the connection close
 
 
 # --- the re-ranker, with a real (tiny, local, untrained) CrossEncoder --------------------------

@@ -99,6 +99,44 @@ async def test_ask_is_cancellable(client: LanguageClient, llm: LLMServer) -> Non
     assert (await command(client, "codeloupe.server.status"))["state"] == "ready"
 
 
+async def _settings_become(client: LanguageClient, settings: dict) -> dict:
+    """Change the client's codeloupe settings and wait until the server uses them."""
+    client.set_configuration(settings, section="codeloupe")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    deadline = time.monotonic() + 30  # a hang detector only
+    while True:
+        st = await command(client, "codeloupe.server.status")
+        if all(st["settings"].get(k) == v for k, v in settings.items()):
+            return st["settings"]
+        assert time.monotonic() < deadline, f"the server did not take {settings}: {st['settings']}"
+        await asyncio.sleep(0.05)
+
+
+async def test_the_deadline_stops_an_endpoint_that_streams_forever(client: LanguageClient,
+                                                                   llm: LLMServer) -> None:
+    took = await _settings_become(client, {"llmDeadlineSeconds": 1, "llmMaxTokens": 500})
+    assert took["llmDeadlineSeconds"] == 1 and took["llmMaxTokens"] == 500
+    llm.script(Reply(forever=True, chunk_delay_s=0.01))  # only the deadline can end it
+    before = llm.disconnects
+    try:
+        result = await asyncio.wait_for(_ask(client, {"question": QUESTION}, token="ask-forever"),
+                                        120)  # a hang detector only
+    finally:
+        await _settings_become(client, {"llmDeadlineSeconds": None, "llmMaxTokens": None})
+    assert llm.chat_requests[-1]["body"]["max_tokens"] == 500
+    assert result["cut_off"] == "deadline"
+    assert "cut off at the deadline of 1s" in result["note"]
+    assert result["answer"].startswith("Client.fetch does the work (see src/shop/http.py:8)")
+    assert result["unverified_citations"] == ["nowhere/else.py:7"]  # the partial answer's, checked
+    assert result["sources"][0]["cited"]
+    reports = client.progress_reports["ask-forever"]
+    streamed = "".join(r.message or "" for r in reports if isinstance(r, types.WorkDoneProgressReport))
+    assert streamed == result["answer"]
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert "deadline" in (reports[-1].message or "")
+    assert llm.wait_for(lambda: llm.disconnects == before + 1)  # the connection was closed
+
+
 async def test_endpoint_failures_are_request_failed_errors(client: LanguageClient,
                                                           llm: LLMServer) -> None:
     llm.script(*[Reply(status=500, headers={"Retry-After": "0"})] * 4)

@@ -45,7 +45,7 @@ from .store import sql_in
 if TYPE_CHECKING:
     from .config import Settings
     from .index import Index
-    from .llm import ChatClient, LLMConfig
+    from .llm import ChatAnswer, ChatClient, LLMConfig
 
 log = logging.getLogger(__name__)
 
@@ -697,6 +697,7 @@ class AskResult:
     context_tokens: int
     note: str | None = None
     context: str | None = None  # the context sent; returned when there is no answer
+    cut_off: str | None = None  # the answer is incomplete: "deadline" or "max_tokens"
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -704,6 +705,8 @@ class AskResult:
             "unverified_citations": self.unverified_citations, "model": self.model,
             "context_tokens": self.context_tokens,
         }
+        if self.cut_off is not None:
+            out["cut_off"] = self.cut_off
         if self.note is not None:
             out["note"] = self.note
         if self.context is not None:
@@ -717,14 +720,39 @@ NO_MODEL_NOTE = ("no language model is configured, so this is the code most rele
                  "or the server's llmEndpoint/llmModel settings")
 
 
+def cut_off_note(cut_off: str | None, config: LLMConfig) -> str | None:
+    """What to tell the user about an answer that is incomplete (None: it is not)."""
+    if cut_off == "deadline":
+        return (f"the answer was cut off at the deadline of {config.deadline_s:g}s: this is "
+                "what the model sent until then (its citations are verified); allow more "
+                "time with --llm-deadline, CODELOUPE_LLM_DEADLINE_S or the llmDeadlineSeconds "
+                "setting")
+    if cut_off == "max_tokens":
+        return (f"the answer reached the limit of {config.max_tokens} tokens and is cut off; "
+                "raise it with --llm-max-tokens, CODELOUPE_LLM_MAX_TOKENS or the llmMaxTokens "
+                "setting")
+    return None
+
+
 def result_for(question: str, context: Context, answer: str | None, model: str | None,
-               root: Path | None = None) -> AskResult:
+               root: Path | None = None, *, cut_off: str | None = None,
+               note: str | None = None) -> AskResult:
+    """The result of a question: sources marked cited or not, citations verified
+    (those of a cut-off answer too). ``answer`` None: the context and a note."""
     if answer is None:
         return AskResult(question, None, [dict(s.source(), cited=False) for s in context.snippets],
                          [], None, context.tokens, NO_MODEL_NOTE, context.text)
     cited, unverified = verify(answer, context, root)
     sources = [dict(s.source(), cited=s.id in cited) for s in context.snippets]
-    return AskResult(question, answer, sources, unverified, model, context.tokens)
+    return AskResult(question, answer, sources, unverified, model, context.tokens, note,
+                     cut_off=cut_off)
+
+
+def answer_result(question: str, context: Context, answer: ChatAnswer, config: LLMConfig,
+                  root: Path | None = None) -> AskResult:
+    """``result_for`` an answer from the endpoint, with a note when it was cut off."""
+    return result_for(question, context, answer.text, answer.model, root,
+                      cut_off=answer.cut_off, note=cut_off_note(answer.cut_off, config))
 
 
 # --- settings and the whole run -----------------------------------------------------------------
@@ -738,7 +766,8 @@ def llm_config(settings: Settings) -> LLMConfig | None:
         return None
     key = os.environ.get(settings.llm_api_key_env) if settings.llm_api_key_env else None
     return LLMConfig(url=settings.llm_url, model=settings.llm_model or None, api_key=key or None,
-                     timeout_s=settings.llm_timeout_s)
+                     timeout_s=settings.llm_timeout_s, deadline_s=settings.llm_deadline_s,
+                     max_tokens=settings.llm_max_tokens)
 
 
 def build_context(
@@ -773,16 +802,21 @@ def ask(
     client: ChatClient | None = None,
     mode: str = "hybrid",
 ) -> AskResult:
-    """Retrieve, assemble, generate (streamed into ``on_delta`` when given), verify.
-    Without a configured endpoint: the context and a note, never an answer.
-    Raises ``llm.LLMError`` when the endpoint fails."""
-    from .llm import chat
+    """Check the endpoint is reachable, then retrieve, assemble, generate (streamed
+    into ``on_delta`` when given), verify. Without a configured endpoint: the context
+    and a note, never an answer. Raises ``llm.LLMError`` when the endpoint fails
+    (an unreachable one before any retrieval); an answer cut off at the deadline
+    comes back with what streamed and a note."""
+    from .llm import ChatClient, chat
 
+    if client is None:
+        config = llm_config(settings)
+        client = ChatClient(config) if config is not None else None
+    if client is not None:
+        client.check_reachable()  # seconds, not the minute a big repository's context takes
     context = build_context(question, index, settings, graph=graph, read_lines=read_lines,
                             mode=mode)
-    config = llm_config(settings)
-    if config is None and client is None:
+    if client is None:
         return result_for(question, context, None, None)
-    answer, model = chat(config or client.config, messages_for(question, context),  # type: ignore[union-attr]
-                         on_delta, client)
-    return result_for(question, context, answer, model, index.root)
+    answer = chat(client.config, messages_for(question, context), on_delta, client)
+    return answer_result(question, context, answer, client.config, index.root)

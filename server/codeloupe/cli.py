@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -114,24 +114,32 @@ def _open(root: str, args: argparse.Namespace, *, writable: bool = True,
     return index
 
 
-def open_for_query(root: str, args: argparse.Namespace, *, needs_model: bool = True):  # noqa: ANN202
-    """The index a query reads, brought up to date first unless ``--no-update``.
+def open_for_query(root: str, args: argparse.Namespace, *, needs_model: bool = True,
+                   before_update: Callable[[], object] | None = None):  # noqa: ANN202
+    """The index a query reads, brought up to date first unless ``--no-update``
+    (``before_update`` runs just before that, with or without an update).
     A query never rebuilds: an index built with another model or schema is an
     error saying what to run, or (``needs_model`` False: the call graph, which
     needs symbols and references only) answered from as it is, with a note."""
     from .store import IndexMismatch
 
+    def opened(index, update: bool):  # noqa: ANN001, ANN202
+        if before_update is not None:
+            before_update()
+        if update:
+            _bring_up_to_date(index, args, embed=needs_model)
+        return index
+
     if args.no_update:
-        return _open(root, args, writable=False, check_model=needs_model)
+        return opened(_open(root, args, writable=False, check_model=needs_model), False)
     try:
         index = _open(root, args, rebuild=False)
     except IndexMismatch as exc:
         if needs_model:
             raise
         _note(f"{exc} (answering from the index as it is, without updating it)")
-        return _open(root, args, writable=False, check_model=False)
-    _bring_up_to_date(index, args, embed=needs_model)
-    return index
+        return opened(_open(root, args, writable=False, check_model=False), False)
+    return opened(index, True)
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -227,6 +235,23 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reachable_client(settings: Settings):  # noqa: ANN202 - llm.ChatClient | None
+    """The endpoint's client, checked to answer (and its model resolved) before any
+    index or retrieval work; None when no endpoint is configured."""
+    from .ask import llm_config
+    from .llm import ChatClient, LLMError
+
+    config = llm_config(settings)
+    if config is None:
+        return None
+    try:
+        client = ChatClient(config)
+        client.check_reachable()
+    except LLMError as exc:
+        raise CliError(str(exc)) from None
+    return client
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     """Retrieve, assemble, answer with cited sources (or the context alone when no
     model is configured); the answer streams to stdout, notes go to stderr."""
@@ -238,10 +263,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CliError("the question is empty")
     settings = Settings.from_env(model=args.model, embedding_backend=args.backend,
                                  index_uri=args.index_uri, llm_url=args.llm_url,
-                                 llm_model=args.llm_model, ask_context_tokens=args.context_tokens)
+                                 llm_model=args.llm_model, ask_context_tokens=args.context_tokens,
+                                 llm_max_tokens=args.llm_max_tokens,
+                                 llm_deadline_s=args.llm_deadline)
     if settings.ask_context_tokens < 100:
         raise CliError("--context-tokens must be at least 100")
-    index = open_for_query(args.root, args)
+    if settings.llm_max_tokens < 1:
+        raise CliError("--llm-max-tokens must be at least 1")
+    if not 1 <= settings.llm_deadline_s < float("inf"):
+        raise CliError("--llm-deadline must be at least 1 (seconds)")
+    clients: list = []
+    # an unreachable endpoint: said before the update and before any context is built
+    index = open_for_query(args.root, args,
+                           before_update=lambda: clients.append(_reachable_client(settings)))
+    client = clients[0]
     streamed = False
 
     def on_delta(piece: str) -> None:
@@ -251,11 +286,19 @@ def cmd_ask(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     try:
-        result = ask(question, index, settings, on_delta=None if args.json else on_delta)
+        result = ask(question, index, settings, on_delta=None if args.json else on_delta,
+                     client=client)
     except (AskError, LLMError) as exc:
         if streamed:
             sys.stdout.write("\n")
         raise CliError(str(exc)) from None
+    except KeyboardInterrupt:  # the connection is closed: the endpoint stops generating
+        if streamed:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        _err("interrupted; the answer above is incomplete" if streamed else
+             "interrupted before the answer")
+        return 130
     if args.json:
         print(json.dumps(result.as_dict()))
         return 0
@@ -272,6 +315,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if result.unverified_citations:
         _note("citations that point outside the code sent to the model (unverified): "
               + ", ".join(result.unverified_citations))
+    if result.note:
+        _note(result.note)
     return 0
 
 
@@ -396,6 +441,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm-model", help="model name (env CODELOUPE_LLM_MODEL; default: the "
                    "endpoint's first model)")
     p.add_argument("--context-tokens", type=int, help="token budget of the code sent (default 6000)")
+    p.add_argument("--llm-max-tokens", type=int, metavar="N", help="most tokens of the answer, "
+                   "sent as max_tokens (env CODELOUPE_LLM_MAX_TOKENS; default 2048)")
+    p.add_argument("--llm-deadline", type=float, metavar="SECONDS", help="longest the answer "
+                   "may take in all; what streamed until then is kept, with a note (env "
+                   "CODELOUPE_LLM_DEADLINE_S; default 300)")
     p.add_argument("--no-update", action="store_true", help="do not update the index first")
     p.set_defaults(func=cmd_ask)
 

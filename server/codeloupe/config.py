@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 
 from .embed import DEFAULT_MODEL
 from .indexdir import INDEX_DIR
+from .llm import DEFAULT_DEADLINE_S, DEFAULT_MAX_TOKENS
 from .scan import DEFAULT_MAX_BYTES
 
 __all__ = ["INDEX_DIR", "Settings"]
+
+log = logging.getLogger(__name__)
+
+
+def _env_number(name: str, kind: type[int] | type[float], least: float) -> int | float | None:
+    """A numeric environment variable; a bad value is reported and ignored (None)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not least <= value < float("inf"):  # also refuses nan
+        log.warning("%s must be %s of at least %g, got %r; ignored", name,
+                    "an integer" if kind is int else "a number", least, raw)
+        return None
+    return value
 
 
 @dataclass
@@ -34,6 +54,8 @@ class Settings:
     llm_model: str | None = None  # None: the first model the endpoint lists
     llm_api_key_env: str = "CODELOUPE_LLM_API_KEY"  # the variable holding the API key
     llm_timeout_s: float = 60.0  # longest wait to connect or for the next bytes
+    llm_deadline_s: float = DEFAULT_DEADLINE_S  # longest an answer may take in all
+    llm_max_tokens: int = DEFAULT_MAX_TOKENS  # most tokens of an answer (sent as max_tokens)
     ask_context_tokens: int = 6000  # budget of the code sent with a question
     ask_tokenizer: str | None = None  # local tokenizer.json to count with; None: estimate
     reranker: str | None = None  # CrossEncoder (local path or cached name); None: off
@@ -51,6 +73,12 @@ class Settings:
             s.llm_url = os.environ["CODELOUPE_LLM_URL"]
         if os.environ.get("CODELOUPE_LLM_MODEL"):
             s.llm_model = os.environ["CODELOUPE_LLM_MODEL"]
+        deadline = _env_number("CODELOUPE_LLM_DEADLINE_S", float, 1)
+        if deadline is not None:
+            s.llm_deadline_s = float(deadline)
+        max_tokens = _env_number("CODELOUPE_LLM_MAX_TOKENS", int, 1)
+        if max_tokens is not None:
+            s.llm_max_tokens = int(max_tokens)
         if os.environ.get("CODELOUPE_RERANKER"):
             s.reranker = os.environ["CODELOUPE_RERANKER"]
         if os.environ.get("CODELOUPE_ASK_TOKENIZER"):

@@ -1,6 +1,7 @@
 """A client for OpenAI-compatible chat-completions endpoints (Ollama, llama.cpp
-server, vLLM, LM Studio, OpenAI): streaming (server-sent events) and not, with a
-timeout, retries with backoff on 429 and 5xx, and errors that say what to do.
+server, vLLM, LM Studio, OpenAI): streaming (server-sent events) and not, with an
+idle timeout, an overall deadline, ``max_tokens``, retries with backoff on 429
+and 5xx, cancellation from another thread, and errors that say what to do.
 
 Standard library only (``http.client``). The base URL is the part before
 ``/chat/completions`` (``http://127.0.0.1:11434/v1``); a URL that already ends
@@ -13,6 +14,7 @@ import contextlib
 import http.client
 import json
 import logging
+import math
 import socket
 import threading
 import time
@@ -24,6 +26,16 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0
+# An answer is a concise explanation with citations (a few hundred tokens); 2048 leaves
+# room for a long multi-hop one and for reasoning models, whose thinking counts too.
+DEFAULT_MAX_TOKENS = 2048
+# 2048 tokens at 10 tokens/s (a 7B model on a laptop CPU) plus reading a 6000-token
+# prompt fit in 5 minutes; an endpoint that streams forever is stopped there.
+DEFAULT_DEADLINE_S = 300.0
+REACH_TIMEOUT_S = 5.0  # the connection test before any work: a reachable endpoint takes ms
+_CHECK_URL = "check CODELOUPE_LLM_URL / --llm-url / the llmEndpoint setting"
+_RAISE_DEADLINE = "allow more with --llm-deadline, CODELOUPE_LLM_DEADLINE_S or the " \
+    "llmDeadlineSeconds setting"
 
 
 class LLMError(RuntimeError):
@@ -31,7 +43,15 @@ class LLMError(RuntimeError):
 
 
 class LLMCancelled(LLMError):
-    pass
+    """``ChatClient.cancel`` stopped the request."""
+
+
+class LLMDeadline(LLMError):
+    """The overall deadline (``LLMConfig.deadline_s``) passed before the answer was complete."""
+
+
+class _UseMaxCompletionTokens(LLMError):
+    """The endpoint refused ``max_tokens`` and asked for ``max_completion_tokens``."""
 
 
 @dataclass
@@ -40,10 +60,23 @@ class LLMConfig:
     model: str | None = None  # None: the first model the endpoint lists (GET /models)
     api_key: str | None = None
     timeout_s: float = 60.0  # longest wait to connect, or for the next bytes of an answer
+    # longest one answer may take in all, retries included (an endpoint may stream forever)
+    deadline_s: float = DEFAULT_DEADLINE_S
     retries: int = 3  # further attempts after a 429 / 5xx / reset connection
     backoff_s: float = 1.0  # first wait; doubles each retry (a Retry-After header wins)
     temperature: float | None = 0.0
-    max_tokens: int | None = None  # of the answer; None: the endpoint's default
+    max_tokens: int = DEFAULT_MAX_TOKENS  # of the answer; always sent
+
+
+@dataclass
+class ChatAnswer:
+    """An answer and the model that gave it. ``cut_off`` says why it is incomplete:
+    ``"deadline"`` (the deadline passed while it streamed: ``text`` is what came until
+    then) or ``"max_tokens"`` (the endpoint stopped at the limit); None: complete."""
+
+    text: str
+    model: str
+    cut_off: str | None = None
 
 
 @dataclass
@@ -93,30 +126,106 @@ class ChatClient:
         self.config = config
         self.target = _target(config.url)
         self.model = config.model
-        self._sleep = time.sleep  # tests may replace it
         self._lock = threading.Lock()
         self._conn: http.client.HTTPConnection | None = None
         self._cancelled = threading.Event()
+        self._expired = threading.Event()  # the deadline of the answer in flight passed
+        self._stopped = threading.Event()  # either: wakes a backoff wait at once
+        self._sleep: Callable[[float], object] = self._stopped.wait  # tests may replace it
+        self._ends_at: float | None = None  # monotonic deadline of the answer in flight
+        self._reached = False
+        self._token_field = "max_tokens"  # "max_completion_tokens" once the endpoint asks
+        self.finish_reason: str | None = None  # of the last answer ("stop", "length")
 
     # --- connection ----------------------------------------------------------------
 
     def _connect(self) -> http.client.HTTPConnection:
+        """A connection, not yet open (``_open`` opens it)."""
         t = self.target
         cls = http.client.HTTPSConnection if t.scheme == "https" else http.client.HTTPConnection
-        conn = cls(t.host, t.port, timeout=self.config.timeout_s)
+        conn = cls(t.host, t.port, timeout=min(self.config.timeout_s, max(0.01, self._remaining())))
         with self._lock:
             self._conn = conn
         return conn
+
+    def _open(self, conn: http.client.HTTPConnection) -> None:
+        """Connect (within the idle timeout and what is left of the deadline); a cancel
+        or the deadline that came while connecting shuts the new socket at once."""
+        conn.connect()
+        assert conn.sock is not None
+        conn.sock.settimeout(self.config.timeout_s)
+        if self._cancelled.is_set() or self._expired.is_set():
+            self._interrupt()
+
+    def check_reachable(self) -> None:
+        """Fail fast, before any work that needs the answer: connect to the endpoint
+        (``REACH_TIMEOUT_S``), then resolve the model when none is set. LLMError
+        says what is wrong (refused, unknown host, no answer) and what to check."""
+        if self._reached:
+            return
+        t = self.target
+        port = t.port or (443 if t.scheme == "https" else 80)
+        wait = min(REACH_TIMEOUT_S, self.config.timeout_s)
+        try:
+            socket.create_connection((t.host, port), timeout=wait).close()
+        except ConnectionRefusedError:
+            raise LLMError(f"cannot reach the LLM endpoint {self._where()}: connection "
+                           f"refused (is the server running? {_CHECK_URL})") from None
+        except socket.gaierror as exc:
+            raise LLMError(f"cannot resolve the LLM endpoint host {t.host!r}: "
+                           f"{exc.strerror or exc} ({_CHECK_URL})") from None
+        except TimeoutError:
+            raise LLMError(f"cannot reach the LLM endpoint {self._where()}: no connection "
+                           f"within {wait:g}s (is the host up and the port open? "
+                           f"{_CHECK_URL})") from None
+        except OSError as exc:
+            raise LLMError(f"cannot reach the LLM endpoint {self._where()}: "
+                           f"{exc.strerror or exc} ({_CHECK_URL})") from None
+        self.resolve_model()
+        self._reached = True
 
     def cancel(self) -> None:
         """Stop a request in flight from another thread: the blocking read returns
         and the request raises LLMCancelled; the endpoint sees the connection close."""
         self._cancelled.set()
+        self._interrupt()
+
+    def _expire(self) -> None:
+        """The deadline passed (a timer thread): like ``cancel``, but the answer so far counts."""
+        self._expired.set()
+        self._interrupt()
+
+    def _interrupt(self) -> None:
+        self._stopped.set()
         with self._lock:
             conn = self._conn
         if conn is not None and conn.sock is not None:
             with contextlib.suppress(OSError):
                 conn.sock.shutdown(socket.SHUT_RDWR)
+
+    def _remaining(self) -> float:
+        """Seconds left before the deadline of the answer in flight (inf: none running)."""
+        return math.inf if self._ends_at is None else self._ends_at - time.monotonic()
+
+    @contextlib.contextmanager
+    def _deadline(self) -> Iterator[None]:
+        """One answer's deadline: a timer that shuts the connection when it passes."""
+        self._expired.clear()
+        if not self._cancelled.is_set():
+            self._stopped.clear()
+        limit = max(0.0, self.config.deadline_s)
+        self._ends_at = time.monotonic() + limit
+        timer = threading.Timer(limit, self._expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+            self._ends_at = None
+            self._expired.clear()
+            if not self._cancelled.is_set():
+                self._stopped.clear()
 
     def _headers(self) -> dict[str, str]:
         h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -129,15 +238,24 @@ class ChatClient:
         port = f":{t.port}" if t.port else ""
         return f"{t.scheme}://{t.host}{port}{t.base_path}"
 
+    def _past_deadline(self) -> LLMDeadline:
+        return LLMDeadline(f"the LLM endpoint {self._where()} did not finish its answer within "
+                           f"the deadline of {self.config.deadline_s:g}s ({_RAISE_DEADLINE})")
+
     def _stop_if_cancelled(self) -> None:
-        """Raise LLMCancelled once ``cancel`` was called (whatever else went wrong)."""
+        """Raise LLMCancelled once ``cancel`` was called, LLMDeadline once the deadline
+        passed (whatever else went wrong)."""
         if self._cancelled.is_set():
             raise LLMCancelled("cancelled") from None
+        if self._expired.is_set() or self._remaining() <= 0:
+            raise self._past_deadline() from None
 
     def _broke_off(self, exc: BaseException) -> LLMError:
         """The error for a connection lost in the middle of an answer."""
         if self._cancelled.is_set():
             return LLMCancelled("cancelled")
+        if self._expired.is_set():
+            return self._past_deadline()
         return LLMError(f"the LLM endpoint {self._where()} broke off its answer: {exc}")
 
     def _request(self, method: str, path: str, body: dict | None) -> http.client.HTTPResponse:
@@ -150,13 +268,13 @@ class ChatClient:
             conn = self._connect()
             retry_after: float | None = None
             try:
+                self._open(conn)
                 conn.request(method, path, body=payload, headers=self._headers())
                 resp = conn.getresponse()
             except ConnectionRefusedError:
                 conn.close()
                 raise LLMError(f"cannot reach the LLM endpoint {self._where()}: connection "
-                               "refused (is the server running? check CODELOUPE_LLM_URL / "
-                               "--llm-url / the llmEndpoint setting)") from None
+                               f"refused (is the server running? {_CHECK_URL})") from None
             except TimeoutError:
                 conn.close()
                 self._stop_if_cancelled()
@@ -172,7 +290,7 @@ class ChatClient:
                 problem = f"connection failed ({exc.__class__.__name__}: {exc})"
                 if attempt < attempts:
                     log.info("codeloupe: LLM endpoint %s: %s; retrying", self._where(), problem)
-                    self._sleep(delay)
+                    self._sleep(min(delay, max(0.0, self._remaining())))
                     delay *= 2
                     continue
                 raise LLMError(f"the LLM endpoint {self._where()} failed: {problem}") from None
@@ -183,6 +301,9 @@ class ChatClient:
             except (OSError, http.client.HTTPException):
                 detail = ""
             conn.close()
+            if (resp.status == 400 and body is not None and "max_tokens" in body
+                    and "max_completion_tokens" in detail):
+                raise _UseMaxCompletionTokens(detail)  # OpenAI's reasoning models
             if resp.status in RETRY_STATUSES and attempt < attempts:
                 header = resp.getheader("Retry-After")
                 with contextlib.suppress(TypeError, ValueError):
@@ -190,7 +311,7 @@ class ChatClient:
                 wait = retry_after if retry_after is not None else delay
                 log.info("codeloupe: LLM endpoint answered %s; retry %d/%d in %.1fs",
                          resp.status, attempt, attempts - 1, wait)
-                self._sleep(wait)
+                self._sleep(min(wait, max(0.0, self._remaining())))
                 delay *= 2
                 continue
             raise LLMError(self._status_message(resp.status, resp.reason, detail, attempt))
@@ -238,9 +359,20 @@ class ChatClient:
         body: dict = {"model": self.resolve_model(), "messages": messages, "stream": stream}
         if self.config.temperature is not None:
             body["temperature"] = self.config.temperature
-        if self.config.max_tokens:
-            body["max_tokens"] = self.config.max_tokens
+        body[self._token_field] = self.config.max_tokens
         return body
+
+    def _post(self, body: dict) -> http.client.HTTPResponse:
+        """POST the question. An endpoint that refuses ``max_tokens`` in favour of
+        ``max_completion_tokens`` (OpenAI's reasoning models) is asked again with that."""
+        try:
+            return self._request("POST", self.target.chat_path, body)
+        except _UseMaxCompletionTokens:
+            log.info("codeloupe: LLM endpoint %s wants max_completion_tokens", self._where())
+            self._token_field = "max_completion_tokens"
+            body = {k: v for k, v in body.items() if k != "max_tokens"}
+            body["max_completion_tokens"] = self.config.max_tokens
+            return self._request("POST", self.target.chat_path, body)  # no max_tokens now
 
     def _close(self, resp: http.client.HTTPResponse | None = None) -> None:
         """Close the connection. The response holds the socket too: close it as well,
@@ -256,58 +388,74 @@ class ChatClient:
     # --- answers -------------------------------------------------------------------
 
     def complete(self, messages: list[dict]) -> str:
-        """The whole answer at once (``"stream": false``)."""
-        body = self._body(messages, stream=False)
+        """The whole answer at once (``"stream": false``). LLMDeadline when the deadline
+        passes first (a JSON answer cut short holds nothing to keep)."""
+        self.finish_reason = None
         resp = None
-        try:
-            resp = self._request("POST", self.target.chat_path, body)
+        with self._deadline():
+            body = self._body(messages, stream=False)
             try:
-                raw = resp.read()
-            except TimeoutError:
-                raise LLMError(f"the LLM endpoint {self._where()} did not finish its answer "
-                               f"within {self.config.timeout_s:g}s") from None
-            except (OSError, http.client.HTTPException) as exc:
-                raise self._broke_off(exc) from None
-        finally:
-            self._close(resp)
-        self._stop_if_cancelled()
-        try:
-            data = json.loads(raw)
-            message = data["choices"][0]["message"]
-            return message.get("content") or ""
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise LLMError(f"the LLM endpoint {self._where()} sent an answer that is not a "
-                           f"chat completion: {raw[:200]!r}") from None
+                resp = self._post(body)
+                try:
+                    raw = resp.read()
+                except TimeoutError:
+                    self._stop_if_cancelled()
+                    raise LLMError(f"the LLM endpoint {self._where()} did not finish its answer "
+                                   f"within {self.config.timeout_s:g}s") from None
+                except (OSError, http.client.HTTPException) as exc:
+                    raise self._broke_off(exc) from None
+            finally:
+                self._close(resp)
+            if self._cancelled.is_set():
+                raise LLMCancelled("cancelled")
+            try:
+                data = json.loads(raw)
+                choice = data["choices"][0]
+                self.finish_reason = choice.get("finish_reason")
+                return choice["message"].get("content") or ""
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                if self._expired.is_set():  # the deadline closed it in the middle
+                    raise self._past_deadline() from None
+                raise LLMError(f"the LLM endpoint {self._where()} sent an answer that is not a "
+                               f"chat completion: {raw[:200]!r}") from None
 
     def stream(self, messages: list[dict]) -> Iterator[str]:
         """The answer as it is generated (``"stream": true``, server-sent events).
         A retry happens only before the first piece; closing the iterator (or
-        ``cancel``) closes the connection, which stops the generation."""
-        body = self._body(messages, stream=True)
-        resp = self._request("POST", self.target.chat_path, body)
-        try:
-            ctype = (resp.getheader("Content-Type") or "").lower()
-            if "text/event-stream" not in ctype:
-                # a server that ignores "stream": one JSON answer
-                data = json.loads(resp.read() or b"{}")
-                content = data.get("choices", [{}])[0].get("message", {}).get("content")
-                if content is None:
-                    raise LLMError(f"the LLM endpoint {self._where()} sent neither a stream "
-                                   f"nor a chat completion ({ctype or 'no content type'})")
-                if content:
-                    yield content
-                return
-            yield from self._events(resp)
-        except TimeoutError:
-            self._stop_if_cancelled()
-            raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
-                           f"{self.config.timeout_s:g}s in the middle of its answer") from None
-        except (OSError, http.client.HTTPException) as exc:
-            raise self._broke_off(exc) from None
-        except ValueError as exc:
-            raise LLMError(f"the LLM endpoint {self._where()} sent invalid JSON: {exc}") from None
-        finally:
-            self._close(resp)
+        ``cancel``) closes the connection, which stops the generation. When the
+        deadline passes the connection is closed too and LLMDeadline raised: the
+        pieces yielded until then are the answer so far (``chat`` keeps them)."""
+        self.finish_reason = None
+        with self._deadline():
+            body = self._body(messages, stream=True)
+            resp = self._post(body)
+            try:
+                ctype = (resp.getheader("Content-Type") or "").lower()
+                if "text/event-stream" not in ctype:
+                    # a server that ignores "stream": one JSON answer
+                    data = json.loads(resp.read() or b"{}")
+                    choice = (data.get("choices") or [{}])[0]
+                    content = choice.get("message", {}).get("content")
+                    if content is None:
+                        self._stop_if_cancelled()
+                        raise LLMError(f"the LLM endpoint {self._where()} sent neither a stream "
+                                       f"nor a chat completion ({ctype or 'no content type'})")
+                    self.finish_reason = choice.get("finish_reason")
+                    if content:
+                        yield content
+                    return
+                yield from self._events(resp)
+            except TimeoutError:
+                self._stop_if_cancelled()
+                raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
+                               f"{self.config.timeout_s:g}s in the middle of its answer") from None
+            except (OSError, http.client.HTTPException) as exc:
+                raise self._broke_off(exc) from None
+            except ValueError as exc:
+                self._stop_if_cancelled()
+                raise LLMError(f"the LLM endpoint {self._where()} sent invalid JSON: {exc}") from None
+            finally:
+                self._close(resp)
 
     def _events(self, resp: http.client.HTTPResponse) -> Iterator[str]:
         data_lines: list[str] = []
@@ -331,21 +479,33 @@ class ChatClient:
                 raise LLMError(f"the LLM endpoint {self._where()} reported an error in its "
                                f"stream: {_error_detail(data.encode())}")
             for choice in event.get("choices") or []:
+                self.finish_reason = choice.get("finish_reason") or self.finish_reason
                 piece = (choice.get("delta") or {}).get("content")
                 if piece:
                     yield piece
 
 
 def chat(config: LLMConfig, messages: list[dict], on_delta: Callable[[str], None] | None = None,
-         client: ChatClient | None = None) -> tuple[str, str]:
+         client: ChatClient | None = None) -> ChatAnswer:
     """The answer and the model that gave it: streamed into ``on_delta`` when given,
-    else in one piece."""
+    else in one piece. When the deadline passes mid-stream the answer so far comes
+    back with ``cut_off="deadline"``; with nothing streamed yet, LLMDeadline."""
     client = client or ChatClient(config)
     if on_delta is None:
         text = client.complete(messages)
-        return text, client.model or ""
+        return ChatAnswer(text, client.model or "", _cut_off(client))
     pieces: list[str] = []
-    for piece in client.stream(messages):
-        pieces.append(piece)
-        on_delta(piece)
-    return "".join(pieces), client.model or ""
+    try:
+        with contextlib.closing(client.stream(messages)) as stream:  # closed on any exit
+            for piece in stream:
+                pieces.append(piece)
+                on_delta(piece)
+    except LLMDeadline:
+        if not "".join(pieces).strip():
+            raise
+        return ChatAnswer("".join(pieces), client.model or "", "deadline")
+    return ChatAnswer("".join(pieces), client.model or "", _cut_off(client))
+
+
+def _cut_off(client: ChatClient) -> str | None:
+    return "max_tokens" if client.finish_reason == "length" else None

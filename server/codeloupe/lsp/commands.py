@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable
@@ -207,6 +208,8 @@ def _ask_settings(ls: CodeloupeServer, a: AskArgs):  # noqa: ANN202 - config.Set
     s.llm_model = o.llm_model or env.llm_model
     s.llm_api_key_env = o.llm_api_key_env
     s.ask_context_tokens = a.context_tokens or o.ask_context_tokens
+    s.llm_max_tokens = o.llm_max_tokens or env.llm_max_tokens
+    s.llm_deadline_s = o.llm_deadline_seconds or env.llm_deadline_s
     s.reranker = env.reranker
     s.ask_tokenizer = env.ask_tokenizer
     return s
@@ -251,10 +254,11 @@ class _AskProgress:
 
 async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """An answer with cited, verified sources (see docs/protocol.md); the answer streams
-    through ``$/progress`` reports. Cancellable with ``$/cancelRequest`` or by
-    cancelling the progress."""
-    from ..ask import AskError, build_context, llm_config, messages_for, result_for
-    from ..llm import ChatClient, LLMCancelled, LLMError
+    through ``$/progress`` reports. The endpoint is checked before the context is built
+    (an unreachable one fails at once). Cancellable with ``$/cancelRequest`` or by
+    cancelling the progress: the HTTP read in flight stops."""
+    from ..ask import AskError, answer_result, build_context, llm_config, messages_for, result_for
+    from ..llm import ChatClient, LLMCancelled, LLMError, chat
 
     a = _args(AskArgs, ASK, args)
     if not a.question.strip():
@@ -271,7 +275,34 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
         return progress.cancelled or (request is not None and request.cancelled())
 
     settings = _ask_settings(ls, a)
+    pending: list[str] = []
+    lock = threading.Lock()
+
+    def on_delta(piece: str) -> None:
+        with lock:
+            pending.append(piece)
+
+    async def on_the_network(job: Callable[[], T], client: ChatClient) -> T:
+        """``job`` on the network threads (not the readers'); meanwhile the text streamed
+        so far goes out as progress, and a cancel shuts the connection in flight."""
+        running = asyncio.get_running_loop().run_in_executor(ls.network, job)
+        while True:
+            done, _ = await asyncio.wait({running}, timeout=_ASK_REPORT_EVERY_S)
+            with lock:
+                text, pending[:] = "".join(pending), []
+            progress.report(text)
+            if done:
+                return running.result()
+            if cancelled():
+                client.cancel()  # the blocking read returns; the endpoint sees the close
+
     try:
+        config = llm_config(settings)
+        client = ChatClient(config) if config is not None else None
+        if client is not None:
+            await on_the_network(client.check_reachable, client)
+        if cancelled():
+            raise LLMCancelled("cancelled")
         await ls.flush()
         snap = await ls.read(folder.snapshot)
         context = await ls.read(build_context, a.question, folder.index, settings,
@@ -279,35 +310,12 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
                                 mode=_ask_mode(ls))
         if cancelled():
             raise LLMCancelled("cancelled")
-        config = llm_config(settings)
-        if config is None:
+        if client is None:
             progress.end("no language model is configured")
             return result_for(a.question, context, None, None).as_dict()
-        client = ChatClient(config)
-        pending: list[str] = []
-        lock = threading.Lock()
-
-        def on_delta(piece: str) -> None:
-            with lock:
-                pending.append(piece)
-
-        def generate() -> tuple[str, str]:
-            from ..llm import chat
-
-            return chat(config, messages_for(a.question, context), on_delta, client)
-
-        loop = asyncio.get_running_loop()
-        job = loop.run_in_executor(ls.network, generate)  # network waits: not the readers' threads
-        while True:
-            done, _ = await asyncio.wait({job}, timeout=_ASK_REPORT_EVERY_S)
-            with lock:
-                text, pending[:] = "".join(pending), []
-            progress.report(text)
-            if done:
-                break
-            if cancelled():
-                client.cancel()  # the blocking read returns; the endpoint sees the close
-        answer, model = job.result()
+        messages = messages_for(a.question, context)
+        answer = await on_the_network(
+            functools.partial(chat, client.config, messages, on_delta, client), client)
     except LLMCancelled:
         progress.end("cancelled")
         raise JsonRpcRequestCancelled(f"{ASK}: cancelled") from None
@@ -317,9 +325,13 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     except BaseException:
         progress.end("failed")
         raise
-    result = result_for(a.question, context, answer, model, folder.root)
+    result = answer_result(a.question, context, answer, client.config, folder.root)
     cited = sum(1 for s in result.sources if s.get("cited"))
-    progress.end(f"answered from {len(result.sources)} snippets ({cited} cited)")
+    if result.cut_off == "deadline":
+        progress.end(f"cut off at the deadline of {client.config.deadline_s:g}s "
+                     f"({cited} sources cited so far)")
+    else:
+        progress.end(f"answered from {len(result.sources)} snippets ({cited} cited)")
     return result.as_dict()
 
 

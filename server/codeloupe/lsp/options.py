@@ -165,6 +165,16 @@ def _at_least_100(value: int) -> None:
         raise OptionError(f"must be at least 100, got {value}")
 
 
+def _optional_positive(value: int | None) -> None:
+    if value is not None:
+        _positive(value)
+
+
+def _optional_at_least_1s(value: float | None) -> None:
+    if value is not None and not 1.0 <= value < float("inf"):
+        raise OptionError(f"must be at least 1 (seconds), got {value}")
+
+
 def _confidence(value: float) -> None:
     if not 0.0 <= value <= 1.0:
         raise OptionError(f"must be between 0 and 1, got {value}")
@@ -205,6 +215,12 @@ class ServerOptions:
     llm_model: str | None = None  # null: CODELOUPE_LLM_MODEL, else the endpoint's first model
     llm_api_key_env: str = "CODELOUPE_LLM_API_KEY"  # environment variable holding the API key
     ask_context_tokens: int = field(default=6000, metadata={"check": _at_least_100})
+    # most tokens of an answer (sent as max_tokens); null: CODELOUPE_LLM_MAX_TOKENS, else 2048
+    llm_max_tokens: int | None = field(default=None, metadata={"check": _optional_positive})
+    # longest an answer may take in all (an endpoint may stream forever); null:
+    # CODELOUPE_LLM_DEADLINE_S, else 300; what streamed until then is kept, with a note
+    llm_deadline_seconds: float | None = field(default=None,
+                                               metadata={"check": _optional_at_least_1s})
     # call hierarchy, code lens and hover counts, references, callChain: edges with at least
     # this confidence (0.5: resolved by scope, self/super, imports, types or a unique method
     # name); name-match candidates (0.3 or less) are counted apart; 0 shows them

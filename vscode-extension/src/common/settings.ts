@@ -16,6 +16,8 @@ export const SERVER_OPTION_KEYS = [
   'llmModel',
   'llmApiKeyEnv',
   'askContextTokens',
+  'llmMaxTokens',
+  'llmDeadlineSeconds',
   'callHierarchyMinConfidence',
   'logLevel',
 ] as const;
