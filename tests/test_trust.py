@@ -158,3 +158,22 @@ def test_read_only_commands_make_no_index_folder(tmp_path: Path, cache: Path) ->
     with pytest.raises(IndexAbsent, match="no index yet"):
         Index(root, Settings(), writable=False)
     assert not (root / ".codeloupe").exists()
+
+
+def test_a_file_swapped_for_a_link_out_of_the_root_never_reaches_ask(tmp_path: Path, cache: Path,
+                                                                     embedder) -> None:
+    from codeloupe.ask import build_context
+
+    outside = tmp_path / "outside"
+    write_tree(outside, {"secrets.py": "def checkout(cart):\n    AWS_SECRET = 'wJalrXUtnFEMI'\n"})
+    root = tmp_path / "repo"
+    write_tree(root, SAMPLE_REPO)
+    idx = Index(root, Settings(), embedder=embedder)
+    idx.update()
+    cart = root / "src/shop/cart.py"
+    cart.unlink()
+    os.symlink(outside / "secrets.py", cart)  # after indexing: the rows still name the file
+    context = build_context("how does checkout pay for the cart?", idx, Settings())
+    assert "wJalrXUtnFEMI" not in context.text
+    idx.update()  # and the next index run drops the file, counting why
+    assert idx.store.file_row("src/shop/cart.py") is None

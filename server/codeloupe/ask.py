@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from .graph import Graph, SymbolInfo
 from .model import CONTAINER_KINDS
-from .store import sql_in
+from .safeio import read_repo_file
+from .scan import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -202,7 +203,7 @@ def _lookup_named(store, graph: Graph, tokens: list[str]) -> dict[str, tuple[flo
     parts_of = {t: [p for p in _SEP.split(t) if p] for t in tokens}
     names = sorted({parts[-1] for parts in parts_of.values()})
     cols = ["id", "path", "name", "qualified_name", "kind", "start_line", "end_line", "parent"]
-    rows = store.symbols.search().where(sql_in("name", names)).select(cols).limit(2000).to_list()
+    rows = store.symbols_named(names, cols, limit=2000)
     found: dict[str, tuple[float, dict]] = {}
     for parts in parts_of.values():
         dotted = ".".join(parts)
@@ -233,9 +234,7 @@ def _lookup_named(store, graph: Graph, tokens: list[str]) -> dict[str, tuple[flo
 def _vectors(store, ids: Sequence[str]) -> dict[str, list[float]]:  # noqa: ANN001
     if not ids:
         return {}
-    rows = (store.symbols.search().where(f"({sql_in('id', list(ids))}) AND vector IS NOT NULL")
-            .select(["id", "vector"]).limit(len(ids) + 10).to_list())
-    return {r["id"]: r["vector"] for r in rows if r.get("vector") is not None}
+    return store.vectors_of(list(ids))
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -437,14 +436,19 @@ class Context:
         return out
 
 
-def _disk_reader(root: Path) -> ReadLines:
+def _disk_reader(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadLines:
+    """Lines of the files as they are on disk, read as the index reads them: never
+    through a link out of the root, never a FIFO, never more than ``max_bytes``
+    (what cannot be read so is left out of the context)."""
     cache: dict[str, list[str] | None] = {}
+    root_real = os.path.realpath(root)
 
     def read(path: str) -> list[str] | None:
         if path not in cache:
             try:
-                cache[path] = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
+                data, _ = read_repo_file(root_real, os.path.join(root_real, path), max_bytes)
+                cache[path] = data.decode("utf-8", "replace").splitlines()
+            except OSError:  # UnsafeFile included
                 cache[path] = None
         return cache[path]
 
@@ -783,7 +787,7 @@ def build_context(
     if not question.strip():
         raise AskError("the question is empty")
     graph = graph if graph is not None else Graph.for_store(index.store)
-    read = read_lines or _disk_reader(index.root)
+    read = read_lines or _disk_reader(index.root, index.settings.max_file_bytes)
     if reranker is None and settings.reranker:
         reranker = load_reranker(settings.reranker)
     ranked = retrieve(question, index, graph, mode=mode, reranker=reranker)
