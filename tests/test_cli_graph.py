@@ -51,6 +51,17 @@ def test_callees_of_a_line_and_stdin_batch(repo: Path) -> None:
     assert out.stderr.strip().splitlines()[-1].startswith("codeloupe: error:")
 
 
+def test_an_unknown_target_among_several_does_not_stop_the_others(repo: Path) -> None:
+    out = run("calls", "--root", str(repo), "--json", "-q", "no_such_thing", "Transport.write")
+    assert out.returncode == 2
+    first, second = (json.loads(line) for line in out.stdout.splitlines())
+    assert first == {"target": "no_such_thing", "error": "no symbol named 'no_such_thing'"}
+    assert second["symbol"]["qualified_name"] == "Transport.write" and second["callers"]
+    human = run("calls", "--root", str(repo), "-q", "no_such_thing", "Transport.write")
+    assert human.returncode == 2 and "Transport.write (method)" in human.stdout
+    assert "no symbol named 'no_such_thing'" in human.stderr
+
+
 def test_transitive_callers(repo: Path) -> None:
     out = run("calls", "--root", str(repo), "--json", "-q", "--depth", "2", "Transport.write")
     callers = json.loads(out.stdout)["callers"]

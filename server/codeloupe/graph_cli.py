@@ -146,8 +146,9 @@ def cmd_calls(args: argparse.Namespace) -> int:
         raise CliError("--depth must be at least 1")
     want_callers = args.callers or args.both or not args.callees
     want_callees = args.callees or args.both
-    batch = "-" in args.target
-    as_json = args.json or batch
+    stdin = "-" in args.target
+    batch = stdin or len(args.target) > 1  # one unknown target never stops the others
+    as_json = args.json or stdin
     graph = load_graph(args)
     failed = 0
     for target in _targets(args):
@@ -157,7 +158,10 @@ def cmd_calls(args: argparse.Namespace) -> int:
             if not batch:
                 raise CliError(str(exc)) from None
             failed += 1
-            _print(json.dumps({"target": target, "error": str(exc)}))
+            if as_json:
+                _print(json.dumps({"target": target, "error": str(exc)}))
+            else:
+                _err(str(exc))
             continue
         for sym in found:
             obj: dict[str, object] = {"target": target, "symbol": _symbol(sym)}

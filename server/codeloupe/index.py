@@ -232,7 +232,8 @@ class Index:
         self._embedder_lock = threading.Lock()
         self.location = locate(self.root, self.settings.index_uri, create=writable)
         if not self.location.exists:
-            raise IndexAbsent(f"{self.root} has no index yet: run `codeloupe index {self.root}`")
+            where = f"{self.location.note}; there is" if self.location.note else f"{self.root} has"
+            raise IndexAbsent(f"{where} no index yet: run `codeloupe index {self.root}`")
         if embedder is not None:
             model_id, dim = embedder.model_id, embedder.dim
         else:
