@@ -617,10 +617,8 @@ class Graph:
     def from_store(cls, store) -> Graph:  # noqa: ANN001 - codeloupe.store.Store
         cols = ["id", "path", "name", "qualified_name", "kind", "parent", "start_line",
                 "end_line", "language"]
-        symbols = [SymbolInfo(**row) for row in
-                   store.symbols.search().select(cols).limit(None).to_arrow().to_pylist()]
-        refs = store.refs.to_arrow().to_pylist()
-        return cls(symbols, refs)
+        symbols = [SymbolInfo(**row) for row in store.symbol_rows(cols)]
+        return cls(symbols, store.ref_rows())
 
     # --- persistence -----------------------------------------------------------------------
 
@@ -2098,11 +2096,9 @@ def store_key(store) -> str:  # noqa: ANN001 - codeloupe.store.Store
     created. Writing a file's symbols and references deletes its files row first and
     adds it back last (``Store.replace_files``), so any write, even one cut short,
     changes the key; a rebuilt index has a new creation time."""
-    table = store.files.to_arrow().select(["path", "hash", "indexed_at"])
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(str(getattr(store, "_meta", {}).get("created", "")).encode())
-    rows = sorted(zip(*(table.column(c).to_pylist() for c in ("path", "hash", "indexed_at")), strict=True))
-    for path, content, when in rows:
+    digest.update(store.created.encode())
+    for path, content, when in sorted(store.files_state()):
         digest.update(f"\0{path}\0{content}\0{when!r}".encode())
     return digest.hexdigest()
 

@@ -5,7 +5,8 @@ ship one: a committed ``.codeloupe`` with tampered rows, a ``.codeloupe`` that i
 a symlink to somewhere else, a regular file, a folder of another user. An index
 folder is used only when codeloupe made it for this user:
 
-- it is a real folder (not a symlink), owned by this user, holding no symlinks;
+- it is a real folder (not a symlink), owned by this user, holding no symlinks
+  at any depth;
 - its ``owner`` mark is signed with this user's secret (``userkey``) over the
   folder's inode, so a copy (a clone, an archive) of a folder made elsewhere,
   even by the same user, is not trusted;
@@ -145,7 +146,7 @@ def _check(folder: Path, root: Path | None) -> str | None:
         return f"it cannot be listed: {exc.strerror or exc}"
     if not entries:
         return "empty"
-    if any(e.is_symlink() for e in entries):
+    if _holds_symlinks(folder):
         return "it holds symlinks"
     if root is not None and _git_tracks_under(root, folder):
         return "the repository's git index tracks files in it"
@@ -165,6 +166,23 @@ def _check(folder: Path, root: Path | None) -> str | None:
                                                                 mark["nonce"]):
         return "its owner mark is not this user's"
     return None
+
+
+def _holds_symlinks(folder: Path) -> bool:
+    """Is anything under ``folder`` a symlink? codeloupe never makes one, and LanceDB
+    would read (and write) through it. (A few hundred entries: about a millisecond.)"""
+    stack = [os.fspath(folder)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        return True
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue  # unreadable: the store reports it as damage
+    return False
 
 
 def _make(folder: Path) -> str | None:

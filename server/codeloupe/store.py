@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -169,17 +170,41 @@ class FullTextUnavailable(StoreError):
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_DATA_LIBRARIES = ("lancedb", "lance", "pyarrow")
+
+
+def _raised_in_data_library(exc: BaseException) -> bool:
+    """Did the exception come out of LanceDB / Lance / Arrow code (not ours)?"""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return False
+    module = str(last.tb_frame.f_globals.get("__name__", ""))
+    return module.split(".", 1)[0] in _DATA_LIBRARIES
+
+
 def _damage_detail(exc: BaseException) -> str | None:
-    """The first line of a LanceDB/Arrow/file error that means damaged data; None
-    for any other exception (a bug is not damage)."""
+    """The first line of an error that means damaged data: any error LanceDB, Lance
+    or Arrow raise while reading or writing the tables (a missing, truncated or
+    garbage file, an undecodable manifest, a Rust panic), and file errors; None for
+    any other exception (a bug of ours is not damage)."""
     text = str(exc).strip()
-    lowered = text.lower()
-    if isinstance(exc, pa.ArrowException) or isinstance(exc, OSError) or (
-            isinstance(exc, (RuntimeError, ValueError)) and ("lance" in lowered
-                                                             or "arrow" in lowered)):
+    panic = type(exc).__name__ == "PanicException"  # pyo3's, a BaseException
+    if panic or isinstance(exc, (pa.ArrowException, OSError)) or (
+            isinstance(exc, (RuntimeError, ValueError)) and (
+                _raised_in_data_library(exc) or "lance" in text.lower())):
         first = text.splitlines()[0] if text else type(exc).__name__
         return first[:200]
     return None
+
+
+def _failure(exc: BaseException) -> bool:
+    """An error to handle (anything but an interrupt or an exit: a Rust panic from
+    Lance is a BaseException too)."""
+    return not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit))
 
 
 def _guard(table: str) -> Callable[[F], F]:
@@ -190,9 +215,9 @@ def _guard(table: str) -> Callable[[F], F]:
         def guarded(self: Store, *args: Any, **kwargs: Any) -> Any:
             try:
                 return fn(self, *args, **kwargs)
-            except StoreError:
+            except (StoreError, KeyboardInterrupt, SystemExit):
                 raise
-            except Exception as exc:
+            except BaseException as exc:  # a Rust panic is a BaseException
                 detail = _damage_detail(exc)
                 if detail is None:
                     raise
@@ -308,7 +333,9 @@ class Store:
         reason = None
         try:
             meta = self._read_meta()
-        except Exception as exc:
+        except BaseException as exc:
+            if not _failure(exc):
+                raise
             meta = {}
             reason = f"the index metadata is unreadable ({_damage_detail(exc) or exc})"
         if reason is None and meta:
@@ -326,7 +353,9 @@ class Store:
                 self.refs = self.db.open_table(REFS)
                 for table in (self.symbols, self.files, self.refs):
                     table.count_rows()
-            except Exception as exc:
+            except BaseException as exc:
+                if not _failure(exc):
+                    raise
                 reason = f"a table of the index is unreadable ({_damage_detail(exc) or exc})"
         if reason is None and meta:
             self._meta = meta
@@ -356,20 +385,40 @@ class Store:
             for name, table in ((SYMBOLS, self.symbols), (FILES, self.files), (REFS, self.refs)):
                 try:
                     table.count_rows()
-                except Exception as exc:
+                except BaseException as exc:
+                    if not _failure(exc):
+                        raise
                     raise IndexDamaged(self.uri, name, _damage_detail(exc) or str(exc)) from exc
         except StoreError:
             raise
-        except Exception as exc:
+        except BaseException as exc:
+            if not _failure(exc):
+                raise
             raise IndexDamaged(self.uri, "tables", _damage_detail(exc) or str(exc)) from exc
         self._meta = meta
-        name = self._cache_name()
-        self.cache = self.db.open_table(name) if name in names else None
+        self.cache = None  # a reader needs no embedding cache
+
+    def _drop(self, name: str) -> None:
+        """Drop a table, however damaged (its folder goes when LanceDB cannot drop it;
+        the index folder holds no symlinks, ``indexdir``)."""
+        try:
+            self.db.drop_table(name)
+            return
+        except BaseException as exc:
+            if not _failure(exc):
+                raise
+            log.info("codeloupe: dropping %s: %s", name, _damage_detail(exc) or exc)
+        if is_local_uri(self.uri):
+            folder = os.path.join(self.uri.removeprefix("file://"), f"{name}.lance")
+            if os.path.islink(folder):
+                os.unlink(folder)
+            elif os.path.isdir(folder):
+                shutil.rmtree(folder)
 
     def _create_tables(self, names: set[str]) -> None:
         for name in (SYMBOLS, FILES, REFS, META):
             if name in names:
-                self.db.drop_table(name)
+                self._drop(name)
         assert self.dim is not None
         self.symbols = self.db.create_table(SYMBOLS, schema=symbols_schema(self.dim))
         self.files = self.db.create_table(FILES, schema=FILES_SCHEMA)
@@ -386,10 +435,12 @@ class Store:
                 table = self.db.open_table(name)
                 table.count_rows()
                 return table
-            except Exception as exc:
+            except BaseException as exc:
+                if not _failure(exc):
+                    raise
                 log.warning("codeloupe: embedding cache unreadable (%s); starting a new one",
                             _damage_detail(exc) or exc)
-                self.db.drop_table(name)
+                self._drop(name)
         assert self.dim is not None
         return self.db.create_table(name, schema=cache_schema(self.dim))
 
@@ -406,13 +457,16 @@ class Store:
             column = _PROBE_COLUMNS.get(name, "key")
             try:
                 table.search().select([column]).limit(None).to_arrow()
-            except Exception as exc:
-                detail = _damage_detail(exc)
+            except BaseException as exc:
+                detail = _damage_detail(exc) if _failure(exc) else None
                 if detail is None:
                     raise
                 damaged[name] = detail
         if SYMBOLS not in damaged:
-            problem = self.fulltext_problem()
+            try:
+                problem = self.fulltext_problem()
+            except IndexDamaged as exc:
+                problem = exc.detail
             if problem is not None:
                 damaged["full-text index"] = problem
         return damaged
@@ -429,7 +483,7 @@ class Store:
         done: list[str] = []
         cache_name = self._cache_name()
         if cache_name in damaged:
-            self.db.drop_table(cache_name)
+            self._drop(cache_name)
             self.cache = self.db.create_table(cache_name, schema=cache_schema(self.dim))
             if SYMBOLS not in damaged:
                 self._salvage_vectors()
@@ -469,6 +523,7 @@ class Store:
         if new:
             self.cache_vectors([keys[i] for i in new], vectors[new])
 
+    @_guard(SYMBOLS)
     def fulltext_problem(self) -> str | None:
         """Why the full-text index cannot answer (missing while there are symbols,
         or unreadable); None when it can."""
