@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codeloupe import onnx_backend
 from codeloupe.config import Settings
 from codeloupe.embed import (
     DEFAULT_MODEL_ID,
     EmbeddingError,
     load_embedder,
     model_identity,
+    onnx_backend,
     resolve_backend,
 )
 from codeloupe.index import Index

@@ -26,3 +26,17 @@ def test_tsx_inherits_typescript() -> None:
     tsx = query_source("tsx")
     assert query_source("typescript") in tsx
     assert "jsx_self_closing_element" in tsx
+
+
+def test_every_subpackage_is_in_the_wheel() -> None:
+    """pyproject lists the packages by name: a new subpackage missing there would be
+    left out of an installed (non-editable) codeloupe."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    source = root / "server" / "codeloupe"
+    found = {"codeloupe." + ".".join(p.parent.relative_to(source).parts) if p.parent != source
+             else "codeloupe" for p in source.rglob("__init__.py")}
+    assert found | {"codeloupe.queries"} == listed

