@@ -1,0 +1,173 @@
+"""Reading and writing the rows of the files, symbols and references tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .errors import FullTextUnavailable, damage_detail, guarded
+from .schema import FILES, FILES_SCHEMA, REFS, REFS_SCHEMA, SYMBOLS, FileRow
+from .sql import SymbolFilter, chunks, sql_in
+
+
+class Rows:
+    """Files, symbols and references: per-file replacement, and every query the
+    engine makes of them (LanceDB's query builders stay in this package)."""
+
+    # what the Store sets up (store/db.py)
+    uri: str
+    dim: int | None
+    db: Any
+    symbols: Any
+    files: Any
+    refs: Any
+    cache: Any
+
+    # --- files -------------------------------------------------------------------
+
+    @guarded(FILES)
+    def load_files(self) -> dict[str, FileRow]:
+        table = self.files.to_arrow()
+        return {row["path"]: FileRow(**row) for row in table.to_pylist()}
+
+    @guarded(FILES)
+    def file_row(self, path: str) -> FileRow | None:
+        rows = self.files.search().where(sql_in("path", [path])).limit(1).to_list()
+        return FileRow(**rows[0]) if rows else None
+
+    @guarded(FILES)
+    def file_paths(self) -> list[str]:
+        return self.files.search().select(["path"]).limit(None).to_arrow().column("path").to_pylist()
+
+    @guarded(FILES)
+    def file_count(self) -> int:
+        return self.files.count_rows()
+
+    @guarded(FILES)
+    def files_state(self) -> list[tuple[str, str, float]]:
+        """(path, content hash, indexed at) of every file: what names the index's state."""
+        table = self.files.to_arrow().select(["path", "hash", "indexed_at"])
+        return list(zip(*(table.column(c).to_pylist() for c in ("path", "hash", "indexed_at")),
+                        strict=True))
+
+    @guarded(FILES)
+    def update_file_stats(self, rows: Sequence[FileRow]) -> None:
+        """Same content, new size/mtime: refresh the stat fields only."""
+        if not rows:
+            return
+        data = pa.Table.from_pylist([r.__dict__ for r in rows], schema=FILES_SCHEMA)
+        self.files.merge_insert("path").when_matched_update_all().execute(data)
+
+    # --- per-file writes ---------------------------------------------------------
+
+    @guarded("index")
+    def replace_files(
+        self,
+        file_rows: Sequence[FileRow],
+        symbol_rows: list[dict],
+        ref_rows: list[dict],
+        deleted: Sequence[str] = (),
+    ) -> None:
+        """Replace everything stored for these files.
+
+        Order matters for kill -9: the files rows go first and come back last, so a
+        file whose symbols are half written has no files row and is redone next run.
+        """
+        paths = [r.path for r in file_rows] + list(deleted)
+        for chunk in chunks(paths):
+            self.files.delete(sql_in("path", chunk))
+        for chunk in chunks(paths):
+            where = sql_in("path", chunk)
+            self.symbols.delete(where)
+            self.refs.delete(where)
+        if symbol_rows:
+            self.symbols.add(pa.Table.from_pylist(symbol_rows, schema=self.symbols.schema))
+        if ref_rows:
+            self.refs.add(pa.Table.from_pylist(ref_rows, schema=REFS_SCHEMA))
+        if file_rows:
+            self.files.add(pa.Table.from_pylist([r.__dict__ for r in file_rows], schema=FILES_SCHEMA))
+
+    # --- symbols and references --------------------------------------------------
+
+    @guarded(SYMBOLS)
+    def symbol_count(self) -> int:
+        return self.symbols.count_rows()
+
+    @guarded(SYMBOLS)
+    def symbol_rows(self, columns: Sequence[str], paths: Sequence[str] | None = None) -> list[dict]:
+        """These columns of the symbols of these files (all files: None)."""
+        if paths is not None and not paths:
+            return []
+        q = self.symbols.search().select(list(columns))
+        if paths is not None:
+            q = q.where(sql_in("path", paths))
+        return q.limit(None).to_arrow().to_pylist()
+
+    @guarded(REFS)
+    def ref_rows(self, paths: Sequence[str] | None = None) -> list[dict]:
+        """The reference rows of these files (all files: None)."""
+        if paths is not None and not paths:
+            return []
+        if paths is None:
+            return self.refs.to_arrow().to_pylist()
+        return self.refs.search().where(sql_in("path", paths)).limit(None).to_arrow().to_pylist()
+
+    @guarded(SYMBOLS)
+    def symbols_named(self, names: Sequence[str], columns: Sequence[str],
+                      where: SymbolFilter | None = None, limit: int = 2000) -> list[dict]:
+        """Symbols whose name is one of ``names``."""
+        clause = sql_in("name", names)
+        extra = where.where() if where is not None else None
+        if extra:
+            clause = f"({clause}) AND ({extra})"
+        return self.symbols.search().where(clause).select(list(columns)).limit(limit).to_list()
+
+    @guarded(SYMBOLS)
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored (body) vector of each of these symbols that has one."""
+        if not ids:
+            return {}
+        out: dict[str, list[float]] = {}
+        for chunk in chunks(list(ids)):
+            rows = (self.symbols.search().where(f"({sql_in('id', chunk)}) AND vector IS NOT NULL")
+                    .select(["id", "vector"]).limit(len(chunk) + 10).to_list())
+            out.update((r["id"], r["vector"]) for r in rows if r.get("vector") is not None)
+        return out
+
+    @guarded(SYMBOLS)
+    def nearest(self, vector: Sequence[float] | np.ndarray, column: str, columns: Sequence[str],
+                limit: int, where: SymbolFilter | None = None) -> list[dict]:
+        """The ``limit`` symbols nearest to ``vector`` by cosine distance in ``column``
+        (``vector`` or ``summary_vector``), with ``_distance``."""
+        q = self.symbols.search(vector, vector_column_name=column).distance_type("cosine")
+        clause = where.where() if where is not None else None
+        if clause:
+            q = q.where(clause, prefilter=True)
+        return q.select([*columns, "_distance"]).limit(limit).to_list()
+
+    def fulltext(self, text: str, columns: Sequence[str] = ("id",), limit: int = 50,
+                 where: SymbolFilter | None = None) -> list[dict]:
+        """BM25 search over ``search_text``, with ``_score``. ``FullTextUnavailable``
+        when the full-text index is missing or unreadable."""
+        from lancedb.query import MatchQuery
+
+        try:
+            q = self.symbols.search(MatchQuery(text, "search_text"), query_type="fts")
+            clause = where.where() if where is not None else None
+            if clause:
+                q = q.where(clause, prefilter=True)
+            return q.select([*columns, "_score"]).limit(limit).to_list()
+        except Exception as exc:
+            if self.symbols.count_rows() == 0:
+                return []  # nothing to find (and no index made yet)
+            detail = damage_detail(exc)
+            if detail is None and not any(tuple(ix.columns) == ("search_text",)
+                                          for ix in self.symbols.list_indices()):
+                detail = "it is missing"
+            if detail is None:
+                raise
+            raise FullTextUnavailable(f"the full-text index cannot be read ({detail})") from exc
+
