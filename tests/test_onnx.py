@@ -141,7 +141,8 @@ def test_backend_selection(monkeypatch) -> None:
     with pytest.raises(EmbeddingError, match="unknown embedding backend"):
         resolve_backend("tensorflow")
 
-    from codeloupe.cli import _settings, build_parser
+    from codeloupe.cli.common import settings_of as _settings
+    from codeloupe.cli.parser import build_parser
 
     args = build_parser().parse_args(["index", "--backend", "onnx", "."])
     assert _settings(args).embedding_backend == "onnx"

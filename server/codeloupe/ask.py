@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from .errors import CodeloupeError
 from .graph import Graph, SymbolInfo
 from .model import CONTAINER_KINDS
 from .safeio import read_repo_file
@@ -72,7 +73,7 @@ ReadLines = Callable[[str], "list[str] | None"]
 TokenCounter = Callable[[str], int]
 
 
-class AskError(RuntimeError):
+class AskError(CodeloupeError, RuntimeError):
     pass
 
 

@@ -35,6 +35,7 @@ from .embed import (
     search_text,
     summary_text,
 )
+from .errors import CodeloupeError
 from .extract import extract
 from .indexdir import locate
 from .languages import language_for_path
@@ -70,7 +71,7 @@ SYMBOL_COLUMNS = [
 LOCK_FILE = "lock"
 
 
-class IndexError_(RuntimeError):
+class IndexError_(CodeloupeError, RuntimeError):
     pass
 
 

@@ -30,6 +30,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import CodeloupeError
 from .safeio import open_no_follow, write_new_file
 from .userkey import cache_dir, sign, user_secret
 
@@ -41,7 +42,7 @@ GITIGNORE = "# codeloupe index: derived data\n*\n"
 _MARK_FORMAT = 1
 
 
-class IndexLocationError(RuntimeError):
+class IndexLocationError(CodeloupeError, RuntimeError):
     """No usable place for the index (the user's key cannot be made, the folder
     cannot be created); the message says which and why."""
 

@@ -15,6 +15,8 @@ from pathlib import Path, PurePath
 
 from tree_sitter import Language, Parser, Query
 
+from .errors import CodeloupeError
+
 
 @dataclass(frozen=True)
 class LanguageSpec:
@@ -56,7 +58,7 @@ ALIASES: dict[str, str] = {
 }
 
 
-class UnknownLanguageError(ValueError):
+class UnknownLanguageError(CodeloupeError, ValueError):
     pass
 
 

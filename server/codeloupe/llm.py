@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from .errors import CodeloupeError
+
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -38,7 +40,7 @@ _RAISE_DEADLINE = "allow more with --llm-deadline, CODELOUPE_LLM_DEADLINE_S or t
     "llmDeadlineSeconds setting"
 
 
-class LLMError(RuntimeError):
+class LLMError(CodeloupeError, RuntimeError):
     """The endpoint could not give an answer; the message says why and what to check."""
 
 

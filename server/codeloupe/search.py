@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .embed import split_identifier
+from .errors import CodeloupeError
 from .index import Index
 from .languages import normalize_language
 from .store import FullTextUnavailable, SymbolFilter
@@ -34,7 +35,7 @@ _COLUMNS = [
 ]
 
 
-class SearchError(ValueError):
+class SearchError(CodeloupeError, ValueError):
     pass
 
 

@@ -10,11 +10,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import CodeloupeError
+
 DEFAULT_MODEL = "default"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(CodeloupeError, RuntimeError):
     """A model that cannot be loaded or run; the message says what to do."""
 
 

@@ -9,8 +9,10 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
+from ..errors import CodeloupeError
 
-class StoreError(RuntimeError):
+
+class StoreError(CodeloupeError, RuntimeError):
     """The index cannot be used as asked; the message says why and what to run."""
 
 

@@ -9,14 +9,9 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 
-from .graph import DEFAULT_MIN_CONFIDENCE, Edge, Graph, SymbolInfo
-
-
-def _print(text: str) -> None:
-    """Results go to stdout (one line each, flushed: a reader of JSON lines sees each
-    at once); notes and errors go to stderr."""
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+from ..graph import DEFAULT_MIN_CONFIDENCE, Edge, Graph, SymbolInfo
+from .common import CliError, err, open_for_query
+from .common import out as _print
 
 
 class TargetError(Exception):
@@ -24,8 +19,7 @@ class TargetError(Exception):
 
 
 def load_graph(args: argparse.Namespace) -> Graph:
-    from .cli import open_for_query
-
+    """The call graph of the folder, the index brought up to date first."""
     index = open_for_query(args.root, args, needs_model=False)
     return Graph.for_store(index.store)  # the saved map when the index has not changed since
 
@@ -139,9 +133,7 @@ def _targets(args: argparse.Namespace) -> Iterable[str]:
             yield t
 
 
-def cmd_calls(args: argparse.Namespace) -> int:
-    from .cli import CliError, _err
-
+def run_calls(args: argparse.Namespace) -> int:
     if args.depth < 1:
         raise CliError("--depth must be at least 1")
     want_callers = args.callers or args.both or not args.callees
@@ -161,7 +153,7 @@ def cmd_calls(args: argparse.Namespace) -> int:
             if as_json:
                 _print(json.dumps({"target": target, "error": str(exc)}))
             else:
-                _err(str(exc))
+                err(str(exc))
             continue
         for sym in found:
             obj: dict[str, object] = {"target": target, "symbol": _symbol(sym)}
@@ -178,7 +170,7 @@ def cmd_calls(args: argparse.Namespace) -> int:
             else:
                 _print_calls(obj)
     if failed:
-        _err(f"{failed} target(s) not found")
+        err(f"{failed} target(s) not found")
         return 2
     return 0
 
@@ -204,9 +196,7 @@ def _print_calls(obj: dict) -> None:
                   f"  [{c['confidence']}]")
 
 
-def cmd_path(args: argparse.Namespace) -> int:
-    from .cli import CliError
-
+def run_path(args: argparse.Namespace) -> int:
     graph = load_graph(args)
     ends = {}
     for label, target in (("from", args.source), ("to", args.dest)):
@@ -236,7 +226,7 @@ def cmd_path(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_graph(args: argparse.Namespace) -> int:
+def run_graph(args: argparse.Namespace) -> int:
     graph = load_graph(args)
     stats = graph.stats()
 
@@ -263,42 +253,3 @@ def cmd_graph(args: argparse.Namespace) -> int:
         for r in rows:  # type: ignore[union-attr]
             _print(f"  {r['count']:>5}  {r['qualified_name']}  {r['path']}:{r['start_line']}")
     return 0
-
-
-def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("calls", parents=[common], help="callers and callees of symbols")
-    p.add_argument("target", nargs="+", help="path:line, a name or a qualified name; '-' reads "
-                   "targets from stdin, one per line (JSON lines out)")
-    p.add_argument("--root", default=".")
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--callers", action="store_true", help="who calls it (the default)")
-    which.add_argument("--callees", action="store_true", help="what it calls")
-    which.add_argument("--both", action="store_true")
-    p.add_argument("--depth", type=int, default=1, help="transitive, this many calls away")
-    p.add_argument("--min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
-                   help=f"leave out edges below this confidence (default {DEFAULT_MIN_CONFIDENCE}: calls "
-                   "resolved by scope, imports, self/super, types or a unique method name; name matches "
-                   "are 0.3 or less and only counted; 0 shows them)")
-    p.add_argument("--json", action="store_true", help="one JSON object per symbol")
-    p.add_argument("--no-update", action="store_true", help="do not update the index first")
-    p.set_defaults(func=cmd_calls)
-
-    p = sub.add_parser("path", parents=[common], help="call chains from one symbol to another")
-    p.add_argument("source", metavar="FROM")
-    p.add_argument("dest", metavar="TO")
-    p.add_argument("--root", default=".")
-    p.add_argument("--depth", type=int, default=6, help="at most this many calls long")
-    p.add_argument("--limit", type=int, default=20)
-    p.add_argument("--min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
-                   help=f"follow only edges with at least this confidence (default {DEFAULT_MIN_CONFIDENCE}; "
-                   "0 follows name matches too)")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--no-update", action="store_true", help="do not update the index first")
-    p.set_defaults(func=cmd_path)
-
-    p = sub.add_parser("graph", parents=[common], help="the call graph in numbers")
-    p.add_argument("--root", default=".")
-    p.add_argument("--top", type=int, default=10)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--no-update", action="store_true", help="do not update the index first")
-    p.set_defaults(func=cmd_graph)
