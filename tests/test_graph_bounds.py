@@ -159,3 +159,12 @@ def test_cycles_of_imports_bases_and_assignments_give_no_edge_and_no_error() -> 
     })
     assert targets(g, "c.py::f", "go") == set()
     assert targets(g, "s/u.py::g", "thing") == set()
+
+
+def test_call_chains_longer_than_the_recursion_limit_are_found() -> None:
+    n = 1500  # the caller's max_depth: `codeloupe path --depth 2000`
+    g = build({"c.py": "".join(f"def f{i}():\n    f{i + 1}()\n\n\n" for i in range(n)) + f"def f{n}():\n    pass\n"})
+    for chains in (g.all_chains(["c.py::f0"], [f"c.py::f{n}"], max_depth=2000),
+                   g.call_chains(["c.py::f0"], [f"c.py::f{n}"], max_depth=2000)):
+        [chain] = chains
+        assert len(chain) == n and chain[0].site.caller == "c.py::f0" and chain[-1].target == f"c.py::f{n}"

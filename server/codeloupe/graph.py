@@ -1878,18 +1878,15 @@ class Graph:
             frontier = list(layer)
             found = [t for t in frontier if t in goal]
         chains: list[list[Edge]] = []
-
-        def walk(node: str, tail: list[Edge]) -> None:
-            if len(chains) >= limit:
-                return
+        # back from each target over the parents, depth first (a stack, not recursion:
+        # ``max_depth`` is the caller's and a chain may be as long)
+        stack: list[tuple[str, list[Edge]]] = [(t, []) for t in reversed(found)]
+        while stack and len(chains) < limit:
+            node, tail = stack.pop()
             if not parents.get(node):
                 chains.append(tail)
-                return
-            for edge in parents[node]:
-                walk(edge.site.caller, [edge, *tail])
-
-        for target in found:
-            walk(target, [])
+                continue
+            stack.extend((edge.site.caller, [edge, *tail]) for edge in reversed(parents[node]))
         return [c for c in chains if c]
 
     def all_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
@@ -1911,29 +1908,48 @@ class Graph:
             frontier = nxt
         chains: list[list[Edge]] = []
 
-        def walk(node: str, path: list[Edge], seen: set[str]) -> None:
+        path: list[Edge] = []
+        seen: set[str] = set()
+
+        def steps(node: str) -> Iterator[Edge] | None:
+            """The next steps from ``node`` at the end of ``path``; None where the walk
+            stops (a target reached, enough chains)."""
             if len(chains) >= limit * 20:
-                return
+                return None
             if node in goal and path:
                 chains.append(list(path))
-                return
+                return None
             left = max_depth - len(path)
-            steps: dict[str, Edge] = {}
+            first: dict[str, Edge] = {}
             for e in self.callees(node, min_confidence):
-                if e.target not in steps:
-                    steps[e.target] = e
-            for target, e in steps.items():
-                if target in seen or to_goal.get(target, max_depth + 1) > left - 1:
-                    continue
-                seen.add(target)
-                path.append(e)
-                walk(target, path, seen)
-                path.pop()
-                seen.discard(target)
+                if e.target not in first:
+                    first[e.target] = e
+            return iter([e for target, e in first.items()
+                         if target not in seen and to_goal.get(target, max_depth + 1) <= left - 1])
 
         for s in dict.fromkeys(sources):
-            if s in to_goal:
-                walk(s, [], {s})
+            if s not in to_goal:
+                continue
+            seen.add(s)
+            # depth first with a stack of the steps left at each level (no recursion:
+            # ``max_depth`` is the caller's)
+            stack = [it] if (it := steps(s)) is not None else []
+            while stack:
+                e = next(stack[-1], None)
+                if e is None:
+                    stack.pop()
+                    if path:
+                        seen.discard(path.pop().target)
+                    continue
+                seen.add(e.target)
+                path.append(e)
+                it = steps(e.target)
+                if it is None:
+                    path.pop()
+                    seen.discard(e.target)
+                else:
+                    stack.append(it)
+            seen.discard(s)
         chains.sort(key=lambda c: (len(c), -min(e.confidence for e in c)))
         return chains[:limit]
 
