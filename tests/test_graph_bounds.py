@@ -17,7 +17,7 @@ import pytest
 from codeloupe.extract import extract_text
 from codeloupe.graph import Graph, SymbolInfo
 from codeloupe.languages import language_for_path
-from codeloupe.resolve import element_name, type_name
+from codeloupe.resolve import element_name, type_name, union_members
 
 
 def _file(path: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:
@@ -168,3 +168,40 @@ def test_call_chains_longer_than_the_recursion_limit_are_found() -> None:
                    g.call_chains(["c.py::f0"], [f"c.py::f{n}"], max_depth=2000)):
         [chain] = chains
         assert len(chain) == n and chain[0].site.caller == "c.py::f0" and chain[-1].target == f"c.py::f{n}"
+
+
+# unions inside other brackets, as real projects write them (each re-entered before)
+BRACKETED_UNIONS = {
+    # three: examples/jsm/exporters/USDZExporter.js, a nullable JSDoc union
+    "three.js": "class A { go() {} }\nclass B { go() {} }\nclass U {\n  constructor() {\n"
+                "    /** @type {?(A|B)} */\n    this.utils = null;\n  }\n  run() { this.utils.go(); }\n}\n",
+    # webpack: lib/Compilation.js, a JSDoc array of object types
+    "webpack.js": "class A { go() {} }\nfunction f() {\n"
+                  "  /** @type {{ factory: A, context: string | undefined, origin: A | null }[]} */\n"
+                  "  const items = [];\n  items[0].go();\n}\n",
+    # effect: src/Predicate.ts, a type predicate over an index signature
+    "effect.ts": "export const isRecord = (x: unknown): boolean => true\n"
+                 "export const isReadonlyRecord: (\n  input: unknown\n"
+                 ") => input is { readonly [x: string | symbol]: unknown } = isRecord\n"
+                 "export function f(v: unknown) { return isReadonlyRecord(v) }\n",
+    # torch: distributed/device_mesh.py, a string annotation
+    "torch.py": "class Tensor:\n    def go(self): pass\n\n\n"
+                "def f(mesh: 'Tensor | ArrayLike | None'):\n    mesh.go()\n",
+}
+
+
+@pytest.mark.parametrize("path", list(BRACKETED_UNIONS))
+def test_unions_inside_other_brackets_resolve_without_error(path: str) -> None:
+    g = build({path: BRACKETED_UNIONS[path]})
+    assert g.stats()["sites"] > 0
+    if path == "three.js":  # the nullable union is read as its members
+        assert targets(g, "three.js::U.run", "go") == {("three.js::A.go", "type"), ("three.js::B.go", "type")}
+    if path == "torch.py":
+        assert targets(g, "torch.py::f", "go") == {("torch.py::Tensor.go", "type")}
+
+
+def test_union_members_are_read_only_at_the_top_level() -> None:
+    assert union_members("?(A|B)") == ["A", "B"] and union_members("'A | None'") == ["A", "None"]
+    assert union_members("(A) | (B)") == ["(A)", "(B)"]
+    for text in ("[A | B]", "{ a: A | null }", "(x) => x is { [k: A | B]: C }", "?(A|B", "A"):
+        assert union_members(text) == [], text

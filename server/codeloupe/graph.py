@@ -74,6 +74,7 @@ from .resolve import (
     split_top,
     ternary_branches,
     type_name,
+    union_members,
 )
 
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "$this", "Self", "me"})
@@ -1162,7 +1163,7 @@ class Graph:
         name = type_name(text)
         if name is None and "|" in text:  # a union: the repository classes among its members
             classes: list[str] = []
-            for alt in _union_members(text):  # each shorter than the union: no re-entry
+            for alt in union_members(text):  # each shorter than the union: no re-entry
                 value = self._type_value(alt, path, scope, depth + 1)
                 if value is not None and value[0] == "inst":
                     classes.extend(c for c in value[1] if c not in classes)
@@ -2190,17 +2191,6 @@ def _local_folder(store) -> Path | None:  # noqa: ANN001 - codeloupe.store.Store
         return None
     folder = Path(uri.removeprefix("file://"))
     return folder if folder.is_dir() else None
-
-
-def _union_members(text: str) -> list[str]:
-    """The members of a union type as written (``A | B``, ``(A | B)``, the string
-    annotation ``"A | B"``); empty when the text is not a union at its top level (a
-    union inside brackets or quotes of something else: ``[A | B]``, ``"A | B" + x``)."""
-    t = text.strip()
-    alts = split_top(t.strip("()"), "|")
-    if len(alts) < 2 and len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'":
-        alts = split_top(t[1:-1].strip().strip("()"), "|")
-    return [a for a in alts if a.strip()] if len(alts) > 1 else []
 
 
 def _local_key(scope: str, name: str) -> str:

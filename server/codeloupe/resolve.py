@@ -172,6 +172,25 @@ def type_name(text: str, _depth: int = 0) -> str | None:
     return t if _DOTTED.match(t) else None
 
 
+def union_members(text: str) -> list[str]:
+    """The members of a union type as written: ``A | B``, ``(A | B)``, JSDoc's nullable
+    ``?(A|B)``, the string annotation ``"A | B"``; each shorter than the text. Empty when
+    the text is not a union at its top level (a union inside other brackets:
+    ``[A | B]``, ``{ a: A | null }``, ``(x) => x is { [k: A | B]: C }``)."""
+    t = text.strip()
+    for _ in range(2):  # as written, then inside the quotes of a string annotation
+        t = t.lstrip("?!").strip()
+        while t.startswith("(") and _matching(t) == len(t) - 1:
+            t = t[1:-1].strip()
+        alts = split_top(t, "|")
+        if len(alts) > 1:
+            return [a.strip() for a in alts if a.strip()]
+        if not (len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'"):
+            break
+        t = t[1:-1].strip()
+    return []
+
+
 _SEQUENCES = frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "List", "list", "Sequence",
                         "MutableSequence", "Iterable", "Iterator", "Collection", "set", "frozenset",
                         "AbstractSet", "MutableSet", "Generator", "AsyncIterator", "AsyncIterable",
