@@ -13,7 +13,7 @@ the seconds of each stage, the exceptions (a traceback on stderr, a nonzero exit
 JSON-RPC error answer, an error the index reports for a file) and the hangs (a stage
 past a generous limit), prints a table and writes bench/results/robust_corpus.json.
 
-    .venv/bin/python bench/robust_corpus.py                    # every project (about 40 min)
+    .venv/bin/python bench/robust_corpus.py                    # every project (about 25 min)
     .venv/bin/python bench/robust_corpus.py --projects syn lua # some
     .venv/bin/python bench/robust_corpus.py --list
 
