@@ -74,6 +74,7 @@ from .resolve import (
     split_top,
     ternary_branches,
     type_name,
+    union_members,
 )
 from .userkey import user_secret
 
@@ -105,7 +106,11 @@ GRAPH_FORMAT = 2  # of Graph.save files
 _MAGIC = b"codeloupe-graph\n"
 GRAPH_FILE = "callgraph.pickle"  # in the index folder: the map Graph.for_store saves
 log = logging.getLogger("codeloupe.graph")
-_MAX_DEPTH = 24
+# nested steps of one resolution, counted across remembered lookups (a lookup computed
+# deep inside another goes on from its depth): a step is a few Python frames, so a
+# resolution stays far below Python's recursion limit whatever the code (chains of
+# re-exports, copies, bases, returns: tests/test_graph_bounds.py); past it, unresolved
+_MAX_DEPTH = 64
 _MAX_ACTIVE = 48  # nested remembered lookups
 
 # confidences per step
@@ -679,9 +684,10 @@ class Graph:
 
     def _memoized(self, key: tuple, fn: Callable[[], object]) -> object:
         """``fn()``, remembered with the names it read. A lookup that runs into itself
-        (``x = x.y``, cyclic bases, re-exports in a circle) or too deep answers None
-        and leaves every result that depended on it unremembered, so a result never
-        depends on the order in which sites were resolved."""
+        (``x = x.y``, cyclic bases, re-exports in a circle) or too deep (``_MAX_DEPTH``
+        steps, ``_MAX_ACTIVE`` nested lookups) answers None and leaves every result
+        that depended on it unremembered, so a remembered result never depends on the
+        order in which sites were resolved."""
         hit = self._memo.values.get(key) or self._scratch.get(key)
         if hit is None:
             if key in self._active or len(self._active) > _MAX_ACTIVE:
@@ -848,12 +854,13 @@ class Graph:
                     found.append(s)
         return found
 
-    def _mro(self, cls_id: str) -> tuple[tuple[str, ...], bool]:
+    def _mro(self, cls_id: str, depth: int = 0) -> tuple[tuple[str, ...], bool]:
         """The class and its repository bases in lookup order, and whether some base
         lies outside the repository (or could not be found)."""
-        return self._memoized(("mro", cls_id), lambda: self._compute_mro(cls_id))  # type: ignore[return-value]
+        return self._memoized(("mro", cls_id),  # type: ignore[return-value]
+                              lambda: self._compute_mro(cls_id, depth + 1)) or ((cls_id,), True)
 
-    def _compute_mro(self, cls_id: str) -> tuple[tuple[str, ...], bool]:
+    def _compute_mro(self, cls_id: str, depth: int) -> tuple[tuple[str, ...], bool]:
         order: list[str] = []
         external = False
         seen: set[str] = set()
@@ -874,14 +881,14 @@ class Graph:
             facts = self.facts.get(cls.path)
             if cls.language == "rust" and cls.kind == "impl":
                 # an impl block: the type it implements (its fields) and its other impls
-                value = self._type_value(cls.name, cls.path, cls.parent or "")
+                value = self._type_value(cls.name, cls.path, cls.parent or "", depth + 1)
                 for same in value[1] if value is not None and value[0] == "inst" else ():
                     visit(same, depth + 1)
             for qualifier, name in (facts.bases.get(cid, ()) if facts else ()):
                 if name in ("object", "Object"):
                     continue
                 value = self._type_value(f"{qualifier}.{name}" if qualifier else name, cls.path,
-                                         cls.parent or "")
+                                         cls.parent or "", depth + 1)
                 if value is None and cls.language == "ruby":  # a mixin: `include M` names a module
                     self._need(name)
                     mixins = [m for mid in self.module_id.values() for m in self.children.get(mid, {}).get(name, ())
@@ -893,13 +900,14 @@ class Graph:
                 for base in value[1]:
                     visit(base, depth + 1)
 
-        visit(cls_id, 0)
+        visit(cls_id, depth)
         return tuple(order), external
 
-    def _lookup(self, cls_id: str, name: str, skip_self: bool = False) -> tuple[list[SymbolInfo], bool]:
+    def _lookup(self, cls_id: str, name: str, skip_self: bool = False, depth: int = 0
+                ) -> tuple[list[SymbolInfo], bool]:
         """``name`` on a class: the members of the first class along its bases that
         defines it; and whether some base is outside the repository."""
-        mro, external = self._mro(cls_id)
+        mro, external = self._mro(cls_id, depth + 1)
         for cid in mro[1:] if skip_self else mro:
             cls = self.symbols.get(cid)
             if cls is None:
@@ -909,13 +917,13 @@ class Graph:
                 return found, external
         return [], external
 
-    def _assigned_functions(self, cls_id: str, name: str) -> list[SymbolInfo]:
+    def _assigned_functions(self, cls_id: str, name: str, depth: int = 0) -> list[SymbolInfo]:
         """Functions that a method of the class (or of a base) assigns to an attribute
         of the instance, ``this.parseArg = (arg) => {...}``: what ``x.parseArg()``
         calls on an instance whose class has no member of that name. The function is
         the symbol defined by that assignment (``Argument.choices.parseArg``)."""
         self._need(name)
-        for mid in self._mro(cls_id)[0]:
+        for mid in self._mro(cls_id, depth + 1)[0]:
             cls = self.symbols.get(mid)
             facts = self.facts.get(cls.path) if cls is not None else None
             fl = facts.attrs.get(mid, {}).get(name) if facts is not None else None
@@ -973,9 +981,11 @@ class Graph:
 
     def _import_value(self, path: str, bound: str, depth: int = 0) -> Value | list[SymbolInfo] | None:
         return self._memoized(("imp", path, bound),  # type: ignore[return-value]
-                              lambda: self._compute_import(path, bound, 0))
+                              lambda: self._compute_import(path, bound, depth + 1))
 
     def _compute_import(self, path: str, bound: str, depth: int) -> Value | list[SymbolInfo] | None:
+        if depth > _MAX_DEPTH:
+            return self._cut()
         self._need(bound)
         facts = self.facts.get(path)
         if facts is None or bound not in facts.imports:
@@ -1015,7 +1025,7 @@ class Graph:
             files = self._package_files(source)
             return ("mod", tuple(files)) if files else EXTERNAL
         if lang in NAMESPACED:
-            found = self._namespaced_import(path, source, original, lang)
+            found = self._namespaced_import(path, source, original, lang, depth + 1)
             if found is not None:
                 return found
         if lang == "java" or lang == "csharp" or lang == "kotlin":
@@ -1031,7 +1041,7 @@ class Graph:
         self._need(original)
         return found or None
 
-    def _namespaced_import(self, path: str, source: str, original: str, lang: str
+    def _namespaced_import(self, path: str, source: str, original: str, lang: str, depth: int = 0
                            ) -> Value | list[SymbolInfo] | None:
         """Rust ``use a::b::C`` / ``use a::{b::C as D}``, C# ``using D = A.B.C;``, PHP
         ``use A\\B\\C as D;``, C++ ``using a::C;``: the symbols of that qualified name;
@@ -1049,7 +1059,7 @@ class Graph:
             if len(parts) > 1:
                 files = self._module_files("/".join(parts[:-1]))
                 if files:
-                    found = self._module_member(tuple(files), parts[-1])
+                    found = self._module_member(tuple(files), parts[-1], depth + 1)
                     if found is not None:
                         return found
             files = self._module_files("/".join(parts))
@@ -1083,7 +1093,7 @@ class Graph:
                 continue
             module = self.module_id.get(p, "")
             if name in facts.vars.get(module, {}):
-                return self._var_value(p, module, name)
+                return self._var_value(p, module, name, depth + 1)
             if name in facts.imports:
                 return self._import_value(p, name, depth + 1)
         for p in files:
@@ -1110,9 +1120,11 @@ class Graph:
     def _eval_facts(self, facts: list[tuple[str, str]], path: str, scope: str, depth: int) -> Value | None:
         """The value a variable holds, from what was assigned to it and its annotation.
         An annotation wins; several assignments: the repository classes among them."""
+        if depth > _MAX_DEPTH:
+            return self._cut()
         typed = [f for f in facts if f[0] == "t"]
         if typed and len(typed) < len(facts):
-            first = self._eval_facts(typed, path, scope, depth)
+            first = self._eval_facts(typed, path, scope, depth + 1)
             if first is not None and first != EXTERNAL:
                 return first  # the annotation, when it names repository classes
         chosen = [f for f in facts if f[0] == "v"] if typed and len(typed) < len(facts) else facts
@@ -1139,6 +1151,8 @@ class Graph:
 
     def _type_value(self, text: str, path: str, scope: str, depth: int = 0) -> Value | None:
         """The instances a type annotation describes."""
+        if depth > _MAX_DEPTH:
+            return self._cut()
         element = element_name(text)
         if element is not None:  # a sequence of repository instances
             value = self._type_value(element, path, scope, depth + 1)
@@ -1148,7 +1162,7 @@ class Graph:
         name = type_name(text)
         if name is None and "|" in text:  # a union: the repository classes among its members
             classes: list[str] = []
-            for alt in split_top(text.strip().strip("()"), "|"):
+            for alt in union_members(text):  # each shorter than the union: no re-entry
                 value = self._type_value(alt, path, scope, depth + 1)
                 if value is not None and value[0] == "inst":
                     classes.extend(c for c in value[1] if c not in classes)
@@ -1159,7 +1173,7 @@ class Graph:
             head = stripped.split("[", 1)[0].split("<", 1)[0].strip()
             return EXTERNAL if head in EXTERNAL_TYPES or stripped.startswith(("[", "{", "(")) else None
         return self._memoized(("type", path, scope, name),  # type: ignore[return-value]
-                              lambda: self._compute_type(name, path, scope, 0))
+                              lambda: self._compute_type(name, path, scope, depth + 1))
 
     def _compute_type(self, name: str, path: str, scope: str, depth: int) -> Value | None:
         parts = name.split(".")
@@ -1324,9 +1338,10 @@ class Graph:
                     self._need(_local_key(s.id, name))
                 local = facts.vars.get(s.id, {}).get(name)
                 if local and not (s.parent is None and name in facts.imports):
-                    return self._var_value(path, s.id, name)
+                    return self._var_value(path, s.id, name, depth + 1)
             if s.kind in CLASS_KINDS and lang in IMPLICIT_THIS and not types_only:
-                named = [c for c in self._mro(s.id)[0] if c in self.symbols and self.symbols[c].name == name]
+                named = [c for c in self._mro(s.id, depth + 1)[0]
+                         if c in self.symbols and self.symbols[c].name == name]
                 if named:  # the class or a base by its own name (C++ `Base::send()`)
                     return ("cls", tuple(named))
                 value = self._attr_value(("inst", (s.id,)), name, False, depth + 1)
@@ -1341,13 +1356,13 @@ class Graph:
                 if classes:
                     return ("cls", classes)
             if facts is not None and not types_only and name in facts.vars.get(module, {}):
-                return self._var_value(path, module, name)
+                return self._var_value(path, module, name, depth + 1)
         if types_only and lang in ("cpp", "ruby") and facts is not None and module is not None:
             # an alias: `Link = Transport` (Ruby), `using Link = net::Transport;` (its own symbol)
             holders = [module, *(d.id for d in self.children.get(module, {}).get(name, ()) if d.kind == "type")]
             for holder in holders:
                 if name in facts.vars.get(holder, {}):
-                    value = self._var_value(path, holder, name)
+                    value = self._var_value(path, holder, name, depth + 1)
                     if value is not None and value[0] == "cls":
                         return value
         if facts is not None and name in facts.imports:
@@ -1388,13 +1403,13 @@ class Graph:
             return member if not is_call else None
         if kind == "cls" and attr == "new" and any(
                 self.symbols[i].language == "ruby" for i in ids if i in self.symbols):
-            if not any(self._lookup(cid, "new")[0] for cid in ids):  # `Foo.new`: an instance
+            if not any(self._lookup(cid, "new", depth=depth + 1)[0] for cid in ids):  # `Foo.new`: an instance
                 return ("inst", ids)
         if kind in ("inst", "cls"):
             classes: list[str] = []
             external = False
             for cid in ids:
-                found, ext = self._lookup(cid, attr)
+                found, ext = self._lookup(cid, attr, depth=depth + 1)
                 external = external or (ext and not found)
                 if found:
                     value = self._value_of_symbols(found, is_call, depth + 1)
@@ -1403,13 +1418,13 @@ class Graph:
                         kind_out = value[0]
                     continue
                 if is_call:
-                    assigned = self._assigned_functions(cid, attr)
+                    assigned = self._assigned_functions(cid, attr, depth + 1)
                     value = self._returns(assigned, depth + 1) if assigned else None
                     if value is not None and value != EXTERNAL:
                         classes.extend(value[1])
                         kind_out = value[0]
                     continue
-                for mid in self._mro(cid)[0]:
+                for mid in self._mro(cid, depth + 1)[0]:
                     cls = self.symbols.get(mid)
                     facts = self.facts.get(cls.path) if cls else None
                     self._need(attr)
@@ -1417,7 +1432,7 @@ class Graph:
                     if fl:
                         got = self._memoized(("attr", mid, attr),  # type: ignore[assignment]
                                              lambda fl=fl, cls=cls: self._need(attr) or self._eval_attr(
-                                                 fl, cls.path, 0))
+                                                 fl, cls.path, depth + 1))
                         if got is not None and got != EXTERNAL:
                             classes.extend(got[1])
                             kind_out = got[0]
@@ -1438,6 +1453,8 @@ class Graph:
         return None
 
     def _eval_attr(self, fl: list[tuple[str, str, str]], path: str, depth: int) -> Value | None:
+        if depth > _MAX_DEPTH:
+            return self._cut()
         out: list[tuple[str, str]] = []
         scopes: list[str] = []
         for form, text, scope in fl:
@@ -1481,7 +1498,7 @@ class Graph:
             return ("fn", tuple(s.id for s in funcs))
         return self._returns(funcs, depth + 1)
 
-    def _var_value(self, path: str, scope: str, name: str) -> Value | None:
+    def _var_value(self, path: str, scope: str, name: str, depth: int = 0) -> Value | None:
         """A variable's value (memoized: many calls read the same variable)."""
         facts = self.facts.get(path)
         fl = facts.vars.get(scope, {}).get(name) if facts is not None else None
@@ -1489,15 +1506,17 @@ class Graph:
             return None
         def compute() -> Value | None:
             self._need(name if scope == self.module_id.get(path) else _local_key(scope, name))
-            return self._eval_facts(fl, path, scope, 0)
+            return self._eval_facts(fl, path, scope, depth + 1)
 
         return self._memoized(("var", path, scope, name), compute)  # type: ignore[return-value]
 
     def _returns(self, funcs: list[SymbolInfo], depth: int) -> Value | None:
         return self._memoized(("ret", *(f.id for f in funcs)),  # type: ignore[return-value]
-                              lambda: self._compute_returns(funcs, 0))
+                              lambda: self._compute_returns(funcs, depth + 1))
 
     def _compute_returns(self, funcs: list[SymbolInfo], depth: int) -> Value | None:
+        if depth > _MAX_DEPTH:
+            return self._cut()
         out: list[str] = []
         kind = ""
         external = False
@@ -1859,18 +1878,15 @@ class Graph:
             frontier = list(layer)
             found = [t for t in frontier if t in goal]
         chains: list[list[Edge]] = []
-
-        def walk(node: str, tail: list[Edge]) -> None:
-            if len(chains) >= limit:
-                return
+        # back from each target over the parents, depth first (a stack, not recursion:
+        # ``max_depth`` is the caller's and a chain may be as long)
+        stack: list[tuple[str, list[Edge]]] = [(t, []) for t in reversed(found)]
+        while stack and len(chains) < limit:
+            node, tail = stack.pop()
             if not parents.get(node):
                 chains.append(tail)
-                return
-            for edge in parents[node]:
-                walk(edge.site.caller, [edge, *tail])
-
-        for target in found:
-            walk(target, [])
+                continue
+            stack.extend((edge.site.caller, [edge, *tail]) for edge in reversed(parents[node]))
         return [c for c in chains if c]
 
     def all_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
@@ -1892,29 +1908,48 @@ class Graph:
             frontier = nxt
         chains: list[list[Edge]] = []
 
-        def walk(node: str, path: list[Edge], seen: set[str]) -> None:
+        path: list[Edge] = []
+        seen: set[str] = set()
+
+        def steps(node: str) -> Iterator[Edge] | None:
+            """The next steps from ``node`` at the end of ``path``; None where the walk
+            stops (a target reached, enough chains)."""
             if len(chains) >= limit * 20:
-                return
+                return None
             if node in goal and path:
                 chains.append(list(path))
-                return
+                return None
             left = max_depth - len(path)
-            steps: dict[str, Edge] = {}
+            first: dict[str, Edge] = {}
             for e in self.callees(node, min_confidence):
-                if e.target not in steps:
-                    steps[e.target] = e
-            for target, e in steps.items():
-                if target in seen or to_goal.get(target, max_depth + 1) > left - 1:
-                    continue
-                seen.add(target)
-                path.append(e)
-                walk(target, path, seen)
-                path.pop()
-                seen.discard(target)
+                if e.target not in first:
+                    first[e.target] = e
+            return iter([e for target, e in first.items()
+                         if target not in seen and to_goal.get(target, max_depth + 1) <= left - 1])
 
         for s in dict.fromkeys(sources):
-            if s in to_goal:
-                walk(s, [], {s})
+            if s not in to_goal:
+                continue
+            seen.add(s)
+            # depth first with a stack of the steps left at each level (no recursion:
+            # ``max_depth`` is the caller's)
+            stack = [it] if (it := steps(s)) is not None else []
+            while stack:
+                e = next(stack[-1], None)
+                if e is None:
+                    stack.pop()
+                    if path:
+                        seen.discard(path.pop().target)
+                    continue
+                seen.add(e.target)
+                path.append(e)
+                it = steps(e.target)
+                if it is None:
+                    path.pop()
+                    seen.discard(e.target)
+                else:
+                    stack.append(it)
+            seen.discard(s)
         chains.sort(key=lambda c: (len(c), -min(e.confidence for e in c)))
         return chains[:limit]
 

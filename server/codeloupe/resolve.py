@@ -87,6 +87,9 @@ _WRAPPERS = frozenset({"Optional", "Annotated", "Final", "ClassVar", "Required",
 _NONE_TYPES = frozenset({"None", "null", "undefined", "nil", "NoneType"})
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
+# wrappers of wrappers read through (``Optional[Annotated[...]]``): a bound on the
+# recursion over a text that may come from any file
+_MAX_NESTING = 32
 LITERAL_START = tuple('"\'`0123456789[{-') + ("f'", 'f"', "b'", 'b"', "r'", 'r"', "lambda ", "not ")
 
 
@@ -130,12 +133,13 @@ def split_top(text: str, sep: str) -> list[str]:
 
 
 @lru_cache(maxsize=65536)
-def type_name(text: str) -> str | None:
+def type_name(text: str, _depth: int = 0) -> str | None:
     """The class a value annotated ``text`` is an instance of, as a dotted name:
     ``Optional[Foo]``, ``Foo | None``, ``"Foo"``, ``*pkg.Foo``, ``Foo<T>``, ``List[Foo]``
-    → ``Foo`` for all but the last (a container: ``List``)."""
+    → ``Foo`` for all but the last (a container: ``List``). None past ``_MAX_NESTING``
+    wrappers (``Optional[Optional[...]]``)."""
     t = text.strip().strip("\"'").strip()
-    if not t:
+    if not t or _depth > _MAX_NESTING:
         return None
     for prefix in ("readonly ", "const ", "final ", "*", "&", "?", "mut ", "dyn ", "impl ", "\\"):
         while t.startswith(prefix):
@@ -143,11 +147,11 @@ def type_name(text: str) -> str | None:
     t = t.rstrip("*& ").strip()  # C++ `Foo*`, `Foo&`
     if t.startswith("(") and _matching(t) == len(t) - 1:
         if len(split_top(t[1:-1], "|")) > 1:  # JSDoc: {(Option | Argument)}
-            return type_name(t[1:-1])
+            return type_name(t[1:-1], _depth + 1)
     if t.startswith("(") and t.endswith(")"):  # Go: (T, error)
         first = split_top(t[1:-1], ",")[0].strip()
         parts = first.split()
-        return type_name(parts[-1]) if parts else None
+        return type_name(parts[-1], _depth + 1) if parts else None
     alts = [a.strip() for a in split_top(t, "|")]
     alts = [a for a in alts if a and a not in _NONE_TYPES]
     if len(alts) != 1:
@@ -159,13 +163,32 @@ def type_name(text: str) -> str | None:
         inner = t[len(m.group(0)):].rstrip("]> ")
         short = head.rsplit(".", 1)[-1]
         if short in _WRAPPERS:
-            return type_name(split_top(inner, ",")[0])
+            return type_name(split_top(inner, ",")[0], _depth + 1)
         if short == "Union":
             args = [a.strip() for a in split_top(inner, ",") if a.strip() not in _NONE_TYPES]
-            return type_name(args[0]) if len(args) == 1 else None
+            return type_name(args[0], _depth + 1) if len(args) == 1 else None
         return head
     t = t.replace("::", ".").replace("\\", ".")  # C++ / Rust `a::B`, PHP `A\B`
     return t if _DOTTED.match(t) else None
+
+
+def union_members(text: str) -> list[str]:
+    """The members of a union type as written: ``A | B``, ``(A | B)``, JSDoc's nullable
+    ``?(A|B)``, the string annotation ``"A | B"``; each shorter than the text. Empty when
+    the text is not a union at its top level (a union inside other brackets:
+    ``[A | B]``, ``{ a: A | null }``, ``(x) => x is { [k: A | B]: C }``)."""
+    t = text.strip()
+    for _ in range(2):  # as written, then inside the quotes of a string annotation
+        t = t.lstrip("?!").strip()
+        while t.startswith("(") and _matching(t) == len(t) - 1:
+            t = t[1:-1].strip()
+        alts = split_top(t, "|")
+        if len(alts) > 1:
+            return [a.strip() for a in alts if a.strip()]
+        if not (len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'"):
+            break
+        t = t[1:-1].strip()
+    return []
 
 
 _SEQUENCES = frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "List", "list", "Sequence",
@@ -175,9 +198,12 @@ _SEQUENCES = frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "List", 
 
 
 @lru_cache(maxsize=65536)
-def element_name(text: str) -> str | None:
+def element_name(text: str, _depth: int = 0) -> str | None:
     """The element type of a sequence type as written: ``Option[]``, ``Array<Option>``,
-    ``List[Option]``, ``Optional[list[Option]]``, ``[]*Option`` → ``Option``."""
+    ``List[Option]``, ``Optional[list[Option]]``, ``[]*Option`` → ``Option``; None past
+    ``_MAX_NESTING`` wrappers."""
+    if _depth > _MAX_NESTING:
+        return None
     t = text.strip().strip("\"'").strip()
     alts = [a.strip() for a in split_top(t.strip("()"), "|")]
     alts = [a for a in alts if a and a not in _NONE_TYPES]
@@ -193,7 +219,7 @@ def element_name(text: str) -> str | None:
         return None
     head, inner = m.group(1).rsplit(".", 1)[-1], m.group(2)
     if head in _WRAPPERS:
-        return element_name(split_top(inner, ",")[0])
+        return element_name(split_top(inner, ",")[0], _depth + 1)
     if head in _SEQUENCES or head == "tuple" and inner.rstrip().endswith("..."):
         return split_top(inner, ",")[0].strip() or None
     return None
