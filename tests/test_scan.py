@@ -135,6 +135,7 @@ def test_file_symlinks_out_of_the_root_are_never_read(tmp_path: Path) -> None:
     os.symlink(outside / "secret.py", root / "passwd.py")  # absolute, out of the root
     os.symlink("../../outside/secret.py", root / "pkg" / "rel.py")  # relative, out of it
     os.symlink("pkg/a.py", root / "alias.py")  # inside: followed
+    os.symlink("/usr/share/fonts/none.ttf", root / "font.ttf")  # no language: not even looked at
     result = scan(root)
     assert [f.path for f in result.files] == ["alias.py", "pkg/a.py"]
     assert result.skipped == {"symlink out of the root": 2}

@@ -240,10 +240,12 @@ def _walk(
                 if entry.is_symlink():
                     # Follow file links only (a link to a folder could loop), and only
                     # those that resolve inside the root: a repository's link to
-                    # /etc/passwd or ~/.ssh/id_rsa is never read.
+                    # /etc/passwd or ~/.ssh/id_rsa is never read. Links to files of
+                    # no indexed language are not looked at (nor reported when dangling).
+                    if language_for_path(entry.name) is None:
+                        continue
                     if not inside(ignorer.root_real, os.path.realpath(entry.path)):
-                        if language_for_path(entry.name) is not None:
-                            result.skip("symlink out of the root")
+                        result.skip("symlink out of the root")
                         continue
                     st = os.stat(entry.path)
                     if not stat.S_ISREG(st.st_mode):
