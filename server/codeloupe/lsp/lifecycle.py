@@ -155,7 +155,7 @@ async def did_change_configuration(ls: CodeloupeServer,
     if reopen or (ls.options.embeddings and not embeddings_before):
         for folder in ls.folders.values():
             if reopen:
-                folder.index = None  # index_folder opens it again with the new settings
+                folder.reopen()  # index_folder opens it again with the new settings
             schedule_index(ls, folder)  # (and embeds what is pending when turned on)
 
 
@@ -227,7 +227,10 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
         await progress.begin()
     try:
         if folder.index is None:
-            folder.index = await ls.write_in(folder, Index, folder.root, _settings(ls, folder))
+            try:
+                folder.index = await ls.write_in(folder, Index, folder.root, _settings(ls, folder))
+            finally:
+                folder.opened.set()  # readers waiting for it go on (and see a failure)
             if folder.index.store.rebuilt_reason:
                 ls.message(folder.index.store.rebuilt_reason, types.MessageType.Info)
         index = folder.index
@@ -235,14 +238,17 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
         report = await ls.write_in(folder, _sync_files, index, progress.update)
         key, symbol_rows, ref_rows = await ls.read(_rows_and_key, index)
         folder.set_disk(FileModel.group_rows(symbol_rows, ref_rows), key=key)
+        folder.loaded.set()
         from .lens import schedule_refresh
 
         schedule_refresh(ls)
         await reapply_buffers(ls, folder)
         folder.report = report.as_dict()
         if ls.options.embeddings and not ls.stopping.is_set():
+            pending = await ls.read(index.store.count_pending)
+            folder.progress = {"stage": "embed", "done": 0, "total": pending}
             folder.state = "embedding"
-            if await ls.read(index.store.count_pending):
+            if pending:
                 await load_model(ls, index)  # not in the writer: a shutdown need not wait for it
 
             def should_stop() -> bool:

@@ -8,6 +8,7 @@ while the store follows in the background (search reads the store).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
@@ -163,8 +164,12 @@ class FolderState:
     uri: str
     root: Path
     index: Index | None = None
-    state: str = "starting"  # starting, indexing, embedding, ready, failed
+    state: str = "opening"  # the run's phase: opening, indexing, embedding, ready, failed (``label``)
     progress: dict[str, object] = field(default_factory=dict)
+    # set once opening the index has ended (opened or failed); cleared when settings re-open it
+    opened: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+    # set once the model holds what the index holds (the first run's disk sync)
+    loaded: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
     error: str | None = None
     report: dict[str, object] = field(default_factory=dict)
     disk: dict[str, FileModel] = field(default_factory=dict)
@@ -180,6 +185,29 @@ class FolderState:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _searcher: Searcher | None = None
     _writer: Jobs | None = None
+
+    @property
+    def label(self) -> str:
+        """The state as status and every command result report it: ``opening`` (the
+        index is not open yet: nothing can be read), ``indexing`` (files → symbols),
+        ``embedding N/M`` (N of the M symbols waiting for a vector are embedded),
+        ``ready`` or ``failed``."""
+        if self.state == "failed":
+            return "failed"
+        if self.index is None:
+            return "opening"
+        if self.state == "embedding":
+            p = self.progress
+            if p.get("stage") == "embed":
+                return f"embedding {p.get('done', 0)}/{p.get('total', 0)}"
+        return self.state
+
+    def reopen(self) -> None:
+        """Forget the open index (settings that change what is indexed or how): the
+        next run opens it again, and readers wait for that."""
+        self.index = None
+        self.state = "opening"
+        self.opened.clear()
 
     def writer(self) -> Jobs:
         """This folder's own writer thread: indexing, embedding and every write to its
