@@ -187,13 +187,16 @@ class RawServer:
     """`codeloupe serve` over stdio without an LSP library in between, for messages no
     client library would send: bytes are framed (or not) by the caller, and answers
     are matched by id. Requests from the server are answered with null (a list of
-    nulls for workspace/configuration)."""
+    nulls for workspace/configuration), or by ``reply_to[method](request)``: the
+    message to send back, or None to send nothing."""
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.answers: dict[Any, dict] = {}
         self.null_id_errors: list[dict] = []  # answers to messages whose id was unreadable
         self.notifications: list[dict] = []
+        self.server_requests: list[dict] = []
+        self.reply_to: dict[str, Any] = {}
         self._arrived = asyncio.Condition()
         self._reader = asyncio.ensure_future(self._read())
         self._next_id = 0
@@ -221,6 +224,12 @@ class RawServer:
             assert length is not None
             message = json.loads(await out.readexactly(length))
             if "method" in message and "id" in message:  # a request from the server
+                self.server_requests.append(message)
+                if message["method"] in self.reply_to:
+                    reply = self.reply_to[message["method"]](message)
+                    if reply is not None:
+                        self.send(reply)
+                    continue
                 result = [None] * len(message["params"]["items"]) \
                     if message["method"] == types.WORKSPACE_CONFIGURATION else None
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
@@ -269,9 +278,10 @@ class RawServer:
     def notify(self, method: str, params: Any = None) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    async def initialize(self, root: Path, options: dict | None = None) -> dict:
+    async def initialize(self, root: Path, options: dict | None = None,
+                         capabilities: dict | None = None) -> dict:
         answer = await self.request(types.INITIALIZE, {
-            "processId": None, "capabilities": {}, "rootUri": root.as_uri(),
+            "processId": None, "capabilities": capabilities or {}, "rootUri": root.as_uri(),
             "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
             "initializationOptions": options})
         self.notify(types.INITIALIZED, {})
@@ -290,3 +300,10 @@ class RawServer:
                 await self.proc.wait()
             self._reader.cancel()
         return self.proc.returncode
+
+
+async def command_raw(server: RawServer, name: str, *arguments: Any) -> Any:
+    """A ``codeloupe.server.*`` command's result through a ``RawServer``."""
+    answer = await server.request("workspace/executeCommand", {"command": name, "arguments": list(arguments)})
+    assert "result" in answer, answer
+    return answer["result"]

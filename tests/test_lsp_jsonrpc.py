@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .lsp_support import RawServer, copy_repo
+from .lsp_support import RawServer, command_raw, copy_repo, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -158,5 +158,32 @@ async def test_requests_before_initialize_and_after_shutdown(repo: Path) -> None
         assert "result" in shutdown and shutdown["result"] is None, shutdown
         late = await srv.request("workspace/executeCommand", STATUS)
         assert late["error"]["code"] == -32600 and "shutting down" in late["error"]["message"]
+    finally:
+        assert await srv.close() == 0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"jsonrpc": "1.0", "result": [{}]},  # not JSON-RPC 2.0
+        {"jsonrpc": "2.0", "result": 5},  # not the type asked for (a list)
+        {"jsonrpc": "2.0", "error": "an error that is a string"},
+    ],
+    ids=["version", "type", "error"],
+)
+async def test_a_broken_answer_to_the_servers_own_request_does_not_stop_it(
+        tmp_path: Path, answer: dict) -> None:
+    """The server asks for its settings before the first index run: an answer it
+    cannot read fails that request (the options from initialize apply) instead of
+    leaving the run waiting for ever."""
+    root = copy_repo(tmp_path)
+    srv = await RawServer.start()
+    try:
+        srv.reply_to["workspace/configuration"] = lambda request: {**answer, "id": request["id"]}
+        await srv.initialize(root, {"embeddings": False}, capabilities={"workspace": {"configuration": True}})
+        st = await until(lambda: command_raw(srv, "codeloupe.server.status", {}),
+                         lambda st: st["state"] in ("ready", "failed"), "the first index run")
+        assert st["state"] == "ready" and st["folders"][0]["files"] == 5, st
+        assert [r["method"] for r in srv.server_requests] == ["workspace/configuration"]
     finally:
         assert await srv.close() == 0

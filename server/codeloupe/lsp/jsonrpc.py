@@ -13,14 +13,17 @@ and hands it to ``handle_message``; what does not fit goes unanswered or worse:
 - a request after ``shutdown``: dropped without a reply (LSP: InvalidRequest);
   before ``initialize``: run against a workspace that does not exist yet (LSP:
   -32002 ServerNotInitialized); a second ``initialize``: a new workspace;
-- a client's response that does not fit the type asked for: the server's own
-  request (``workspace/configuration``) never resolves;
+- a client's response that does not fit the type asked for, or that is not
+  JSON-RPC 2.0: the server's own request (``workspace/configuration``) never
+  resolves, and the first index run never starts;
 - an unexpected error in a handler: -32603 with the traceback in ``data``, sent
   to the client (here: one line to the client, the traceback to the log);
 - the future of every async notification handler and every command stays in
-  ``_request_futures`` for ever (a leak of one result a command);
+  ``_request_futures`` for ever (a leak of one result a command), and a command
+  whose request was cancelled logs "Task exception was never retrieved";
 - a header line over 64 KiB on an asyncio stream: ``readline`` raises and the
-  read loop, with the server, ends (``PipeReader``).
+  read loop, with the server, ends (``PipeReader``);
+- ``$/cancelRequest`` with an id that is a list: a TypeError in its handler.
 
 ``CodeloupeProtocol`` checks each message before pygls sees it and answers what
 is wrong with the error code the specification names; ``read_messages`` replaces
@@ -58,6 +61,7 @@ log = logging.getLogger("codeloupe.lsp")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SERVER_NOT_INITIALIZED = -32002
@@ -160,7 +164,7 @@ class CodeloupeProtocol(LanguageServerProtocol):
         reply_to = msg_id if has_id else None
         if data.get("jsonrpc") != "2.0":
             if is_response:
-                log.warning("codeloupe: a response without \"jsonrpc\": \"2.0\" was ignored")
+                self._unreadable_answer(msg_id, "it is not JSON-RPC 2.0")
                 return
             self.reply_error(reply_to, INVALID_REQUEST,
                              f"'jsonrpc' must be \"2.0\", got {shown(data.get('jsonrpc'))}")
@@ -177,6 +181,13 @@ class CodeloupeProtocol(LanguageServerProtocol):
                 else:
                     log.warning("codeloupe: %s: a notification with params %s was ignored",
                                 shown(method), shown(data["params"]))
+                return
+            if not self._handles(method):
+                if has_id:  # (pygls would build its params first, and log the name whole)
+                    self.reply_error(msg_id, METHOD_NOT_FOUND, f"unknown method {shown(method)}")
+                else:
+                    log.info("codeloupe: a notification of an unknown method %s was ignored",
+                             shown(method))
                 return
             known = types.METHOD_TO_TYPES.get(method, (None,))[0]
             if has_id and _is_notification_type(known):
@@ -200,6 +211,10 @@ class CodeloupeProtocol(LanguageServerProtocol):
                          "a message needs a 'method' (a request or a notification), or an 'id' "
                          "with a 'result' or an 'error' (a response)")
 
+    def _handles(self, method: str) -> bool:
+        return (method in self.fm.builtin_features or method in self.fm.features
+                or method == types.CANCEL_REQUEST)
+
     def _structured(self, data: dict, msg_id: Any, method: str) -> None:
         try:
             message = self._structure(data, method, msg_id is not None)
@@ -209,6 +224,11 @@ class CodeloupeProtocol(LanguageServerProtocol):
             else:
                 log.warning("codeloupe: %s: a notification that does not fit its type was "
                             "ignored: %s", method, describe(exc))
+            return
+        if method == types.CANCEL_REQUEST and not _valid_id(getattr(message.params, "id", None)):
+            # pygls 2.1.1 looks the id up in a dict: a list there raises
+            log.warning("codeloupe: $/cancelRequest for the id %s was ignored",
+                        shown(getattr(message.params, "id", None)))
             return
         self.handle_message(message)
 
@@ -222,21 +242,34 @@ class CodeloupeProtocol(LanguageServerProtocol):
         return self._converter.structure(data, cls)
 
     def _response(self, data: dict, msg_id: Any) -> None:
-        result_type = self._result_types.pop(msg_id, None)
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.done():  # given up on (a timeout): too late
+            del self._request_futures[msg_id]
+            self._result_types.pop(msg_id, None)
+            log.info("codeloupe: a late answer to %s was dropped", shown(msg_id))
+            return
+        result_type = self._result_types.get(msg_id)
         try:
             if "error" in data:
                 message = self._converter.structure(data, ResponseErrorMessage)
             else:
                 message = self._converter.structure(data, result_type or JsonRPCResponseMessage)
         except Exception as exc:  # noqa: BLE001
-            future = self._request_futures.pop(msg_id, None)
-            log.warning("codeloupe: the client's answer to %s could not be read: %s",
-                        shown(msg_id), describe(exc))
-            if future is not None and not future.done():
-                future.set_exception(JsonRpcException(
-                    f"the client's answer could not be read: {describe(exc)}"))
+            self._unreadable_answer(msg_id, describe(exc))
             return
+        self._result_types.pop(msg_id, None)
         self.handle_message(message)
+
+    def _unreadable_answer(self, msg_id: Any, why: str) -> None:
+        """A response that cannot be read: the request of ours it answers (if any)
+        fails with that, rather than waiting for ever."""
+        future = None
+        if _valid_id(msg_id):
+            future = self._request_futures.pop(msg_id, None)
+            self._result_types.pop(msg_id, None)
+        log.warning("codeloupe: the client's answer to %s could not be read: %s", shown(msg_id), why)
+        if future is not None and not future.done():
+            future.set_exception(JsonRpcException(f"the client's answer could not be read: {why}"))
 
     def handle_message(self, message: Any) -> None:
         """LSP's rules for the order of things, then pygls: no request before
@@ -308,6 +341,10 @@ class CodeloupeProtocol(LanguageServerProtocol):
             def forget(f: Any, msg_id: Any = msg_id) -> None:
                 if self._request_futures.get(msg_id) is f:
                     del self._request_futures[msg_id]
+                if not f.cancelled():
+                    # retrieved: a command whose request was cancelled meanwhile is not
+                    # logged as "Task exception was never retrieved"
+                    f.exception()
 
             future.add_done_callback(forget)
 

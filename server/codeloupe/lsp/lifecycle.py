@@ -117,8 +117,8 @@ async def pull_settings(ls: CodeloupeServer) -> object:
     if not (caps and caps.configuration):
         return None
     try:
-        [section] = await ls.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+        [section] = await ls.client_answer(ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])))
     except Exception as exc:
         log.info("codeloupe: workspace/configuration failed: %s", exc)
         return None
@@ -220,7 +220,7 @@ class _Progress:
 
 async def index_folder(ls: CodeloupeServer, folder: FolderState,
                        report_progress: bool = True) -> None:
-    if ls.stopping.is_set():
+    if ls.stopping.is_set() or _removed(ls, folder):
         return
     progress = _Progress(ls, folder)
     if report_progress:
@@ -269,13 +269,21 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
             done += f", {report.pending_embeddings} waiting for an embedding"
         progress.end(done)
     except Exception as exc:
-        if ls.stopping.is_set():
-            return  # shutting down: the executors take no more work; nothing failed
+        if ls.stopping.is_set() or _removed(ls, folder):
+            # shutting down, or the folder was removed from the workspace meanwhile: its
+            # writer takes no more work; nothing failed
+            if not ls.stopping.is_set():
+                progress.end("stopped: the folder was removed from the workspace")
+            return
         folder.state = "failed"
         folder.error = str(exc)
         log.exception("codeloupe: indexing %s failed", folder.root)
         ls.message(f"indexing {folder.root} failed: {exc}", types.MessageType.Error)
         progress.end(f"failed: {exc}")
+
+
+def _removed(ls: CodeloupeServer, folder: FolderState) -> bool:
+    return not ls.has_folder(folder)
 
 
 async def load_model(ls: CodeloupeServer, index: Index) -> None:

@@ -12,13 +12,13 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -37,6 +37,7 @@ T = TypeVar("T")
 _EXIT_WAIT_S = 30.0  # for an index write still running at exit
 _SWITCH_INTERVAL_S = 0.001
 _GC_THRESHOLDS = (20_000, 10, 10)
+CLIENT_ANSWER_WAIT_S = 60.0  # for the client's answer to a request of ours
 _STREAM_LIMIT = 2**20  # buffered stdin: a 20 MB didOpen in 1 MiB reads, not 64 KiB ones
 
 
@@ -154,13 +155,16 @@ class CodeloupeServer(LanguageServer):
             pass
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """A notification's handler failed, or a message could not be sent: one line
-        to the log (and ``window/logMessage``). pygls 2.1.1 shows every such error in
-        a ``window/showMessage`` popup, which is for what the user can act on. A
-        request's error is in its answer already."""
-        if source is FeatureRequestError:
+        """A notification's handler failed: one line to the log (and
+        ``window/logMessage``). pygls 2.1.1 shows every such error in a
+        ``window/showMessage`` popup, which is for what the user can act on. A
+        request's error is in its answer already; a message that could not be sent
+        (``JsonRpcInternalError``: the connection is closing) is in pygls's log, and
+        telling the client about it would be one more message that cannot be sent."""
+        if source is FeatureRequestError or source is JsonRpcInternalError:
             return
-        log.warning("codeloupe: %s", describe(error))
+        text = error.message if isinstance(error, JsonRpcException) else describe(error)
+        log.warning("codeloupe: a notification could not be handled: %s", text)
 
     # --- executors ---------------------------------------------------------------------
 
@@ -280,6 +284,11 @@ class CodeloupeServer(LanguageServer):
             return DocContext(folder, rel, None)
         return DocContext(folder, rel, folder.file(rel))
 
+    def has_folder(self, folder: FolderState) -> bool:
+        """Whether the folder is still in the workspace (didChangeWorkspaceFolders may
+        have removed it, and shut its writer down, since the work was scheduled)."""
+        return self.folders.get(str(folder.root)) is folder
+
     def uri_of(self, folder: FolderState, rel: str) -> str:
         return (folder.root / rel).as_uri()
 
@@ -348,11 +357,17 @@ class CodeloupeServer(LanguageServer):
             return None
         token = f"codeloupe/{kind}/{uuid.uuid4().hex[:8]}"
         try:
-            await self.work_done_progress.create_async(token)
+            await self.client_answer(self.work_done_progress.create_async(token))
         except Exception as exc:
             log.info("codeloupe: the client refused a progress token: %s", exc)
             return None
         return token
+
+    async def client_answer(self, request: Awaitable[T]) -> T:
+        """The client's answer to a request of ours, or TimeoutError after
+        ``CLIENT_ANSWER_WAIT_S``: a client that never answers (settings, a progress
+        token) must not hold the index runs up for ever."""
+        return await asyncio.wait_for(request, CLIENT_ANSWER_WAIT_S)
 
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"codeloupe: {text}"))

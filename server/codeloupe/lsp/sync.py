@@ -248,8 +248,8 @@ def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, t
 
     def submit() -> None:
         ls.write_timers.pop(uri, None)
-        if ls.stopping.is_set():
-            return
+        if ls.stopping.is_set() or not ls.has_folder(folder):
+            return  # (a folder removed from the workspace: its writer is shut down)
         fut = loop.run_in_executor(folder.writer(), write)
         ls.buffer_writes.add(fut)
 
@@ -279,6 +279,8 @@ def _debounce_embed(ls: CodeloupeServer, folder: FolderState, uri: str) -> None:
         index = folder.index
         if index is None or ls.stopping.is_set() or folder.state in ("indexing", "embedding"):
             return  # the index run embeds whatever is pending when it gets there
+        if not ls.has_folder(folder):
+            return
         fut = asyncio.ensure_future(_embed(ls, folder, index))
         fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
             "codeloupe: embedding failed: %s", f.exception()))
@@ -302,7 +304,7 @@ async def _embed(ls: CodeloupeServer, folder: FolderState, index: Index) -> None
 async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
                              keep_live: bool) -> None:
     index = folder.index
-    if index is None:
+    if index is None or not ls.has_folder(folder):
         return
     try:
         on_disk_size: int | None = (folder.root / rel).stat().st_size
@@ -349,14 +351,14 @@ async def register_file_watchers(ls: CodeloupeServer) -> bool:
     extensions = sorted({ext.lstrip(".") for spec in LANGUAGES for ext in spec.extensions})
     pattern = "**/*.{" + ",".join(extensions) + "}"
     try:
-        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+        await ls.client_answer(ls.client_register_capability_async(types.RegistrationParams(registrations=[
             types.Registration(
                 id=WATCH_REGISTRATION_ID,
                 method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
                     watchers=[types.FileSystemWatcher(glob_pattern=pattern)]),
             )
-        ]))
+        ])))
     except Exception as exc:
         log.warning("codeloupe: the client did not register file watchers: %s", exc)
         return False
