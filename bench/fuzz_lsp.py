@@ -44,7 +44,7 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "lsp" / "repo
 FILES = ["src/shop/cart.py", "src/shop/http.py", "src/shop/text.py", "web/upload.js", "cmd/main.go"]
 COMMANDS = ["codeloupe.server.search", "codeloupe.server.status", "codeloupe.server.reindex",
             "codeloupe.server.callChain", "codeloupe.server.ask"]
-CODES = [-32700, -32600, -32601, -32602, -32002, -32800, -32803]
+CODES = [-32600, -32601, -32602, -32800, -32803]  # answers by id (-32700 has id null)
 CAPABILITIES = {
     "window": {"workDoneProgress": True},
     "workspace": {"configuration": True, "workspaceFolders": True,
@@ -61,7 +61,7 @@ class Server:
         self.proc = proc
         self.rng = rng
         self.answers: dict[Any, dict] = {}
-        self.null_id = 0
+        self.null_id: Counter[object] = Counter()  # error codes of answers with id null
         self.server_requests = 0
         self.arrived = asyncio.Event()
         self.reader = asyncio.ensure_future(self._read())
@@ -106,10 +106,11 @@ class Server:
                     self.server_requests += 1
                     self._answer_server(message)
                 elif isinstance(message, dict) and "method" not in message:
-                    if message.get("id") is None:
-                        self.null_id += 1
-                    else:
-                        self.answers[message["id"]] = message
+                    msg_id = message.get("id")
+                    if isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool):
+                        self.answers[msg_id] = message
+                    else:  # null (or, from a server that echoes a bad id, that id)
+                        self.null_id[(message.get("error") or {}).get("code")] += 1
                     self.arrived.set()
         except (asyncio.IncompleteReadError, ConnectionError, ValueError):
             return
@@ -474,7 +475,8 @@ class Fuzz:
 
 
 async def run(args: argparse.Namespace) -> int:
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed)  # the messages: the same for a seed, whatever the timing
+    answers_rng = random.Random(-args.seed)  # the answers to the server's own requests
     tmp = Path(tempfile.mkdtemp(prefix="codeloupe-fuzz-"))
     root = tmp / "repo"
     shutil.copytree(DATA, root)
@@ -489,7 +491,7 @@ async def run(args: argparse.Namespace) -> int:
     crashes = hangs = internal = checks_failed = 0
 
     async def new_server(root: Path = root, wait: bool = not args.during_start) -> Server:
-        server = await Server.start(log, rng)
+        server = await Server.start(log, answers_rng)
         server.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "processId": os.getpid(), "capabilities": CAPABILITIES, "rootUri": root.as_uri(),
             "workspaceFolders": [{"uri": root.as_uri(), "name": "repo"}],
@@ -557,10 +559,11 @@ async def run(args: argparse.Namespace) -> int:
         elif args.verbose:
             states = [(f["state"], f.get("error"), f.get("progress")) for f in answer["result"]["folders"]]
             print(f"  after {count}: {states}; last kinds {[k for k, _ in batch]}", file=sys.stderr)
+        deadline = time.monotonic() + args.hang_s  # for the whole batch's answers
         for kind, msg_id in batch:
             if msg_id is None:
                 continue
-            got = await server.answer(msg_id, args.hang_s)
+            got = await server.answer(msg_id, max(deadline - time.monotonic(), 0.0))
             if got is None:
                 unanswered[kind] += 1
                 if server.alive:
@@ -621,7 +624,9 @@ async def run(args: argparse.Namespace) -> int:
     print(f"index (files, symbols) of a server never fuzzed {before}, of this one once every "
           f"buffer is closed and a reindex ran {after}: {'the same' if before == after else 'DIFFERENT'}")
     print(f"crashes {crashes}, hangs {hangs}, failed checks {checks_failed}, internal errors "
-          f"{internal}; answers with id null {server.null_id}; requests from the server "
+          f"{internal}; answers with id null {sum(server.null_id.values())} "
+          f"({', '.join(f'{c}: {n}' for c, n in sorted(server.null_id.items(), key=str))}); "
+          f"requests from the server "
           f"{server.server_requests}; exit status {rc}; rss {rss} MB; tracebacks in the "
           f"server's log {tracebacks} ({log})")
     return 1 if crashes or hangs or internal or checks_failed or before != after else 0

@@ -16,8 +16,9 @@ from ..config import Settings
 from ..graph import store_key
 from ..index import Index
 from .documents import use_buffer_documents
+from .jobs import Jobs
 from .options import ServerOptions, camel, read_lenient
-from .state import FileModel, FolderState
+from .state import FileModel, FolderState, track_index
 
 if TYPE_CHECKING:
     from .server import CodeloupeServer
@@ -93,6 +94,7 @@ def did_change_workspace_folders(ls: CodeloupeServer,
     (their index stays on disk for next time)."""
     from .server import uri_to_path
 
+    removed: list[tuple[FolderState, Jobs | None, asyncio.Future | None]] = []
     for wf in params.event.removed or []:
         path = uri_to_path(wf.uri)
         folder = ls.folders.pop(str(path.resolve()), None) if path else None
@@ -102,6 +104,9 @@ def did_change_workspace_folders(ls: CodeloupeServer,
             for rel in list(folder.live):
                 ls.buffer_tasks.pop(ls.uri_of(folder, rel), None)
                 ls.trees.pop(ls.uri_of(folder, rel), None)
+            removed.append((folder, writer, ls.index_tasks.pop(str(folder.root), None)))
+    if removed and not ls.stopping.is_set():
+        asyncio.ensure_future(_release_removed(ls, removed))
     for wf in params.event.added or []:
         folder = add_folder(ls, wf)
         if folder is not None and not ls.stopping.is_set():
@@ -109,6 +114,22 @@ def did_change_workspace_folders(ls: CodeloupeServer,
     for problem in ls.option_problems:
         ls.message(problem)
     ls.option_problems = []
+
+
+async def _release_removed(ls: CodeloupeServer,
+                           removed: list[tuple[FolderState, Jobs | None, asyncio.Future | None]]) -> None:
+    """Once the work of removed folders has ended (their index run, model load and
+    queued writes), free what they held (``release_heap``)."""
+    loop = asyncio.get_running_loop()
+    for folder, writer, task in removed:
+        waits = [f for f in (task, folder.warming) if f is not None]
+        if waits:
+            await asyncio.gather(*waits, return_exceptions=True)
+        if writer is not None:
+            await loop.run_in_executor(None, writer.shutdown, True)  # queued writes run
+    removed.clear()
+    if not ls.stopping.is_set():
+        release_heap(ls)
 
 
 async def pull_settings(ls: CodeloupeServer) -> object:
@@ -229,6 +250,7 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
         if folder.index is None:
             try:
                 folder.index = await ls.write_in(folder, Index, folder.root, _settings(ls, folder))
+                track_index(folder.index)
             finally:
                 folder.opened.set()  # readers waiting for it go on (and see a failure)
             if folder.index.store.rebuilt_reason:
@@ -261,9 +283,13 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
             folder.report = report.as_dict()
         folder.state = "ready"  # the run is done: say so now, not after the model is warm
         folder.error = None
-        freeze_heap()
+        if folder.dropped_index:  # settings re-opened the index: free the old one
+            folder.dropped_index = False
+            release_heap(ls)
+        else:
+            freeze_heap()
         if ls.options.embeddings and not ls.stopping.is_set():
-            warm_model(ls, index)  # search needs the model: load it now, not on the first query
+            warm_model(ls, folder, index)  # search needs the model: load it now, not on the first query
         done = f"{report.files} files, {report.symbols} symbols"
         if report.pending_embeddings:
             done += f", {report.pending_embeddings} waiting for an embedding"
@@ -292,7 +318,7 @@ async def load_model(ls: CodeloupeServer, index: Index) -> None:
     await ls.load(lambda: index.embedder)
 
 
-def warm_model(ls: CodeloupeServer, index: Index) -> None:
+def warm_model(ls: CodeloupeServer, folder: FolderState, index: Index) -> None:
     """Load the model in the background (the index run has said "ready" already),
     then freeze the heap again with the model in it."""
 
@@ -304,7 +330,8 @@ def warm_model(ls: CodeloupeServer, index: Index) -> None:
         elif not ls.stopping.is_set():
             freeze_heap()
 
-    asyncio.ensure_future(load_model(ls, index)).add_done_callback(done)
+    folder.warming = asyncio.ensure_future(load_model(ls, index))
+    folder.warming.add_done_callback(done)
 
 
 def freeze_heap() -> None:
@@ -316,6 +343,18 @@ def freeze_heap() -> None:
     when their last reference goes)."""
     gc.collect(1)  # the young generations only: cheap, and little garbage gets frozen
     gc.freeze()
+
+
+def release_heap(ls: CodeloupeServer) -> None:
+    """``freeze_heap`` keeps what it froze out of the collector's reach for good: an
+    index dropped since (a folder removed from the workspace, settings that re-open
+    it) would never be freed, with its embedding model (reference cycles, tens of MB
+    each time). Unfreeze, collect everything once (about half a second with a model
+    in memory, and only after such a drop), freeze again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    ls.heap_releases += 1
 
 
 def _settings(ls: CodeloupeServer, folder: FolderState) -> Settings:

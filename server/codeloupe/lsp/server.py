@@ -30,7 +30,7 @@ from .jobs import Jobs
 from .jsonrpc import CodeloupeProtocol, PipeReader, describe, read_messages
 from .options import ServerOptions
 from .positions import Converter, disk_lines
-from .state import DocContext, FolderState, Snapshot
+from .state import DocContext, FolderState, Snapshot, indexes_alive
 
 log = logging.getLogger("codeloupe.lsp")
 T = TypeVar("T")
@@ -82,6 +82,7 @@ class CodeloupeServer(LanguageServer):
         self.buffer_writes: set[asyncio.Future[Any]] = set()  # buffer rows on their way to the store
         self.write_timers: dict[str, tuple[asyncio.TimerHandle, Callable[[], None]]] = {}
         self.buffer_writes_done = 0
+        self.heap_releases = 0  # lifecycle.release_heap: after a folder removed, an index re-opened
         self.index_tasks: dict[str, asyncio.Future[Any]] = {}  # root → index job
         self.trees: dict[str, DocTree] = {}  # uri → an open buffer's tree (parser thread)
         # uri → size in bytes of an open buffer over maxFileBytes: kept as text, not parsed
@@ -345,6 +346,8 @@ class CodeloupeServer(LanguageServer):
             "incremental_parses": sum(t.incremental for t in trees),
             "spliced_extractions": sum(t.spliced for t in trees),
             "too_large_documents": len(self.too_large),
+            "indexes": indexes_alive(),
+            "heap_releases": self.heap_releases,
             "buffer_writes": self.buffer_writes_done,
             "rss_mb": _rss_mb(),
         }

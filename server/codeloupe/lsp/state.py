@@ -12,6 +12,7 @@ import asyncio
 import logging
 import re
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,25 @@ class SymRow:
     def info(self) -> SymbolInfo:
         return SymbolInfo(self.id, self.path, self.name, self.qualified_name, self.kind,
                           self.parent, self.start_line, self.end_line, self.language)
+
+
+_ALIVE = [0]  # indexes opened and not freed yet (status: server.indexes)
+
+
+def _freed() -> None:
+    _ALIVE[0] -= 1
+
+
+def track_index(index: object) -> None:
+    """Count an index the server opened until it is freed."""
+    _ALIVE[0] += 1
+    weakref.finalize(index, _freed)
+
+
+def indexes_alive() -> int:
+    """How many indexes the server opened are still in memory: one a folder, plus
+    those of removed folders (or re-opened indexes) not freed yet."""
+    return _ALIVE[0]
 
 
 # More changed files than this (and than this share of all files): build the graph again.
@@ -170,6 +190,8 @@ class FolderState:
     opened: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
     # set once the model holds what the index holds (the first run's disk sync)
     loaded: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+    warming: asyncio.Future | None = field(default=None, repr=False, compare=False)  # a model load
+    dropped_index: bool = False  # an index was dropped (re-opened): free it after the next run
     error: str | None = None
     report: dict[str, object] = field(default_factory=dict)
     disk: dict[str, FileModel] = field(default_factory=dict)
@@ -205,9 +227,12 @@ class FolderState:
     def reopen(self) -> None:
         """Forget the open index (settings that change what is indexed or how): the
         next run opens it again, and readers wait for that."""
+        self.dropped_index = self.dropped_index or self.index is not None
         self.index = None
+        self._searcher = None  # (it holds the index)
         self.state = "opening"
         self.opened.clear()
+
 
     def writer(self) -> Jobs:
         """This folder's own writer thread: indexing, embedding and every write to its
