@@ -4,7 +4,8 @@
 --
 -- Reads its settings from $CODELOUPE_NVIM (JSON: cmd, root, file, position,
 -- query, init_options, out), opens the file, starts the server with Neovim's own
--- LSP client, waits until the index is ready, sends documentSymbol, call
+-- LSP client, sends a codeloupe.server.search at once (the index may still be
+-- opening), waits until the index is ready, sends documentSymbol, call
 -- hierarchy (prepare + incoming), hover, codeLens and a codeloupe.server.search
 -- executeCommand, and writes the answers as one JSON object to `out`. Exits 0, or
 -- with `cquit 2` after writing {"error": ...} when something failed.
@@ -63,6 +64,9 @@ local function run()
   local function command(name, argument)
     return request("workspace/executeCommand", { command = name, arguments = { argument } })
   end
+
+  -- right after the start, as an editor does: the index may still be opening
+  out.early_search = command("codeloupe.server.search", { query = cfg.query, k = 3 })
 
   local deadline = vim.loop.now() + 90000
   while true do

@@ -31,8 +31,8 @@ async def client(lsp_client: LanguageClient, repo: Path):
 
 async def test_search_answers_like_the_cli(client: LanguageClient) -> None:
     result = await command(client, SEARCH, {"query": "retry a failed upload with backoff", "k": 3})
-    assert set(result) == {"query", "results", "pending_embeddings"}
-    assert result["pending_embeddings"] == 0
+    assert set(result) == {"query", "results", "pending_embeddings", "state"}
+    assert result["pending_embeddings"] == 0 and result["state"] == "ready"
     assert len(result["results"]) == 3
     top = result["results"][0]
     assert top["qualified_name"] == "retryFailedUpload" and top["path"] == "web/upload.js"
@@ -58,6 +58,8 @@ async def test_search_filters_and_snippets(client: LanguageClient) -> None:
         ([{"query": 3}], "'query' must be a string"),
         ([{"query": "x", "k": "ten"}], "'k' must be an integer"),
         ([{"query": "x", "k": 0}], "'k' must be at least 1"),
+        ([{"query": "x", "k": 10**15}], "'k' must be at most 1,000"),
+        ([{"query": "retry \ud83d"}], "'query' must be valid Unicode text"),
         ([{"query": "x", "limit": 3}], "unknown argument 'limit'"),
         ([{"query": "x", "lang": "cobol"}], "unknown language 'cobol'"),
         ([{"query": "x", "mode": "magic"}], "unknown mode 'magic'"),
@@ -108,6 +110,7 @@ async def test_call_chain(client: LanguageClient) -> None:
                            {"from": "checkout", "to": "Client.send"})
     assert result["from"] == ["src/shop/cart.py::checkout"]
     assert result["to"] == ["src/shop/http.py::Client.send"]
+    assert result["state"] == "ready"
     [chain] = result["chains"]
     assert [(step["caller"], step["callee"]) for step in chain] == [
         ("src/shop/cart.py::checkout", "src/shop/http.py::Client.fetch"),

@@ -4,9 +4,7 @@ never answered from the stale graph."""
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from codeloupe.graph import GRAPH_FILE
 
-from .lsp_support import SERVER, command, copy_repo, end, incoming_calls, start, stop, uri
+from .lsp_support import SERVER, command, copy_repo, end, incoming_calls, start, stop, until, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -60,10 +58,10 @@ async def test_a_warm_start_loads_the_saved_graph_and_never_a_stale_one(tmp_path
         st = await folder_status(client)
         assert st["graph"] == "built"
         saved = Path(st["index"]) / GRAPH_FILE
-        deadline = time.monotonic() + 30
-        while not saved.exists():
-            assert time.monotonic() < deadline, "the call graph was not saved"
-            await asyncio.sleep(0.05)
+        async def is_saved() -> bool:
+            return saved.exists()
+
+        await until(is_saved, bool, "the call graph saved")
         await stop(client)
     finally:
         await end(client)
@@ -75,10 +73,8 @@ async def test_a_warm_start_loads_the_saved_graph_and_never_a_stale_one(tmp_path
         client.text_document_did_open(types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=uri(root, "src/shop/cart.py"),
                                                  language_id="python", version=1, text=cart)))
-        deadline = time.monotonic() + 30
-        while (callers := await callers_of_send(client, root)) != ["Client.fetch", "ping"]:
-            assert time.monotonic() < deadline, callers
-            await asyncio.sleep(0.05)
+        await until(lambda: callers_of_send(client, root),
+                    lambda callers: callers == ["Client.fetch", "ping"], "ping among the callers")
         assert (await folder_status(client))["graph"] == "loaded"
         await stop(client)
     finally:

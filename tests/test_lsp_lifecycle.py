@@ -4,24 +4,26 @@ name), progress of the first index run, settings changes, a clean shutdown."""
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from .lsp_support import (
-    READY_TIMEOUT_S,
     SERVER,
     command,
     copy_repo,
     end,
+    hold_configuration,
     open_document,
     start,
     stop,
+    until,
     uri,
+    wait_for_progress_end,
     wait_ready,
 )
 
@@ -89,15 +91,11 @@ async def test_first_index_reports_progress(client: LanguageClient) -> None:
 async def test_changed_settings_reindex(client: LanguageClient) -> None:
     client.set_configuration({"exclude": ["web/**"]}, section="codeloupe")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    deadline = time.monotonic() + 20
-    while True:
-        st = await command(client, "codeloupe.server.status", {})
-        languages = st["folders"][0].get("languages", {})
-        if (st["state"] == "ready" and "go" in languages) or time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.1)
+    st = await until(lambda: command(client, "codeloupe.server.status", {}),
+                     lambda st: st["state"] == "ready" and "go" in st["folders"][0].get("languages", {}),
+                     "the index re-opened with the new settings")
     assert st["settings"]["exclude"] == ["web/**"]
-    assert languages == {"python": 3, "go": 1}  # main.go back in, upload.js out
+    assert st["folders"][0]["languages"] == {"python": 3, "go": 1}  # main.go back in, upload.js out
 
 
 # --- the end of an index run, and shutdown + exit (a server of their own each) -------------------
@@ -133,29 +131,20 @@ def type_a_function(client: LanguageClient, root: Path) -> None:
             text='\n\ndef refund(cart):\n    """Give the money back."""\n    return checkout(cart)\n')]))
 
 
-def last_embed_report(client: LanguageClient) -> types.WorkDoneProgressReport | None:
-    for reports in client.progress_reports.values():
-        for r in reports:
-            if isinstance(r, types.WorkDoneProgressReport) and (r.message or "").startswith("embedding"):
-                done, total = r.message.split()[1].split("/")
-                if done == total:
-                    return r
-    return None
-
-
 async def test_shutdown_during_the_first_model_load_leaves_a_consistent_index(tmp_path: Path) -> None:
     """Shut down while the first index run loads the embedding model: the server ends
     by itself and leaves no index write unfinished (bench/bench_exit.py times it)."""
     root = copy_repo(tmp_path)
     client = await own_server(root)
     try:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while True:
-            st = await command(client, "codeloupe.server.status", {})
-            if st["folders"][0]["state"] in ("embedding", "ready") or time.monotonic() > deadline:
-                break
-            await asyncio.sleep(0.02)
-        assert st["folders"][0]["state"] == "embedding" and st["folders"][0]["pending_embeddings"] > 0
+        st = await until(lambda: command(client, "codeloupe.server.status", {}),
+                         lambda st: st["folders"][0]["state"].startswith(("embedding", "ready")),
+                         "the first run's embedding phase")
+        # loading the model alone takes seconds: the run is still at its first symbol
+        state = st["folders"][0]["state"]
+        assert state.startswith("embedding ") and st["folders"][0]["pending_embeddings"] > 0, st
+        done, total = map(int, state.split()[1].split("/"))
+        assert done < total
         type_a_function(client, root)
         await shutdown_and_exit(client)
     finally:
@@ -179,21 +168,71 @@ async def test_ready_when_the_run_ends_and_exit_after_an_edit_is_clean(tmp_path:
     finally:
         await end(client)
 
-    # A warm start: nothing to embed, the model not loaded yet. The run is over when
-    # its last progress report ("embedding 0/0 symbols") arrives, and status says so
-    # at once; loading the model for search comes after.
+    # A warm start, nothing to embed. The run's `$/progress` end is sent once its state
+    # is ready, so a status request that follows it says ready (the model for search
+    # loads afterwards, in the background).
     client = await own_server(root)
     try:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while last_embed_report(client) is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.005)
-        assert last_embed_report(client) is not None
+        finished = await wait_for_progress_end(client, "indexing")
+        assert finished.message.startswith("5 files, "), finished.message
         st = await command(client, "codeloupe.server.status", {})
         assert st["state"] == "ready", st["folders"][0]["state"]
         assert st["folders"][0]["pending_embeddings"] == 0
-        # an edit schedules a buffer write and a re-embed; shut down as the write runs
+        # an edit schedules a buffer write and a re-embed: shut down once the write has
+        # run, with the re-embed still to come
+        writes = st["server"]["buffer_writes"]
         type_a_function(client, root)
-        await asyncio.sleep(0.3)
+        await until(lambda: command(client, "codeloupe.server.status", {}),
+                    lambda st: st["server"]["buffer_writes"] > writes, "the buffer write")
         await shutdown_and_exit(client)
+    finally:
+        await end(client)
+
+    # what was written is consistent: the next start answers from it (the unsaved
+    # function is gone again: the files on disk win) and has nothing left to embed
+    client = await own_server(root)
+    try:
+        st = await wait_ready(client)
+        assert st["folders"][0]["files"] == 5 and st["folders"][0]["pending_embeddings"] == 0
+        names = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="refund"))
+        assert "refund" not in [s.name for s in names]
+        await stop(client)
+    finally:
+        await end(client)
+
+
+async def test_a_command_before_the_index_is_open_answers_with_the_state(tmp_path: Path) -> None:
+    """A command that comes while the index is still opening waits for it briefly,
+    then answers with the state: never an empty answer that looks final. The client
+    holds its answer to workspace/configuration, which the server waits for before
+    it opens any index, so the folder is deterministically still opening."""
+    root = copy_repo(tmp_path)
+    client = await SERVER.start()
+    try:
+        release = hold_configuration(client)
+        await start(client, root, {"embeddings": False}, wait=False)
+        st = await command(client, "codeloupe.server.status", {})
+        assert st["state"] == "opening" and st["folders"][0]["state"] == "opening", st
+        # each waits (briefly) for the index, then answers with the state
+        found, chain, asked = await asyncio.gather(
+            command(client, "codeloupe.server.search", {"query": "parse_header", "k": 3}),
+            command(client, "codeloupe.server.callChain", {"from": "checkout", "to": "Client.send"}),
+            command(client, "codeloupe.server.ask", {"question": "what does checkout do?"}),
+            return_exceptions=True)
+        assert found["state"] == "opening", found
+        assert found["results"] == [] and found["pending_embeddings"] is None
+        assert chain["state"] == "opening" and chain["chains"] == [], chain  # not "no such symbol"
+        assert isinstance(asked, JsonRpcException) and "still opening" in asked.message, asked
+        assert asked.code == -32803  # RequestFailed
+        release.set()
+        # from now on whatever the timing: real results, or a state that says they are not
+        found = await command(client, "codeloupe.server.search", {"query": "parse_header", "k": 3})
+        assert found["results"] or found["state"] != "ready", found
+        await wait_ready(client)
+        found = await command(client, "codeloupe.server.search", {"query": "parse_header", "k": 3})
+        assert found["state"] == "ready" and found["results"][0]["name"] == "parse_header"
+        chain = await command(client, "codeloupe.server.callChain", {"from": "checkout", "to": "Client.send"})
+        assert chain["state"] == "ready" and len(chain["chains"]) == 1
+        await stop(client)
     finally:
         await end(client)

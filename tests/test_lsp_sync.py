@@ -3,8 +3,6 @@ once; deleting them takes them out again; save and close re-sync with the disk."
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from .lsp_support import (
     position,
     start,
     stop,
+    until,
     uri,
     utf16,
 )
@@ -139,13 +138,12 @@ async def test_save_then_close_keeps_the_saved_text(client: LanguageClient, repo
 
 
 async def names_until(client: LanguageClient, query: str, present: bool) -> list[str]:
-    deadline = time.monotonic() + 15
-    while True:
-        found = [s.name for s in await client.workspace_symbol_async(
+    async def names() -> list[str]:
+        return [s.name for s in await client.workspace_symbol_async(
             types.WorkspaceSymbolParams(query=query))]
-        if (query in found) == present or time.monotonic() > deadline:
-            return found
-        await asyncio.sleep(0.1)
+
+    return await until(names, lambda found: (query in found) == present,
+                       f"{query} {'found' if present else 'gone'}")
 
 
 async def test_files_changed_on_disk_arrive_through_watched_files(client: LanguageClient,

@@ -97,3 +97,13 @@ def test_nvim_search_command(answers: dict) -> None:
     results = answers["search"]["results"]
     assert results and results[0]["name"] == "retryFailedUpload"
     assert results[0]["path"] == "web/upload.js"
+    assert answers["search"]["state"] == "ready"
+
+
+def test_nvim_search_right_after_start_is_never_an_empty_success(answers: dict) -> None:
+    """Sent as soon as the client attached: real results, or a state saying why not."""
+    early = answers["early_search"]
+    assert early["state"] in ("opening", "indexing", "ready") or early["state"].startswith("embedding")
+    assert early["results"] or early["state"] != "ready", early
+    if early["state"] == "opening":
+        assert early["pending_embeddings"] is None

@@ -11,13 +11,14 @@ import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 from .. import __version__
 from ..graph import Edge
+from .jsonrpc import shown
 from .options import (
     AskArgs,
     CallChainArgs,
@@ -31,8 +32,12 @@ from .options import (
 from .server import CodeloupeServer  # resolved at run time: pygls reads the handlers' hints
 from .state import FolderState, Snapshot, SymRow
 
+if TYPE_CHECKING:
+    from ..index import Index
+
 T = TypeVar("T")
 log = logging.getLogger("codeloupe.lsp")
+INDEX_WAIT_S = 3.0  # how long a command waits for an index that is opening
 
 SEARCH = "codeloupe.server.search"
 STATUS = "codeloupe.server.status"
@@ -67,8 +72,10 @@ async def search(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
 
     a = _args(SearchArgs, SEARCH, args)
     folder = _folder(ls, a.folder, SEARCH)
-    if folder.index is None:
-        return {"query": a.query.strip(), "results": [], "pending_embeddings": 0}
+    index = await _open_index(folder, SEARCH)
+    if index is None:  # still opening: say so, never an empty answer that looks final
+        return {"query": a.query.strip(), "results": [], "pending_embeddings": None,
+                "state": folder.label}
     await ls.flush()
     mode = a.mode if ls.options.embeddings else "fts"
     try:
@@ -76,14 +83,34 @@ async def search(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
                              path=a.path, kind=a.kind, mode=mode)
     except (SearchError, UnknownLanguageError) as exc:
         raise JsonRpcInvalidParams(f"{SEARCH}: {exc}") from None
-    return resp.as_dict(snippet=a.snippets)
+    return {**resp.as_dict(snippet=a.snippets), "state": folder.label}
+
+
+async def _wait(event: asyncio.Event) -> None:
+    """Wait for a folder's event, at most ``INDEX_WAIT_S``."""
+    if not event.is_set():
+        try:
+            await asyncio.wait_for(event.wait(), INDEX_WAIT_S)
+        except TimeoutError:
+            pass
+
+
+async def _open_index(folder: FolderState, command: str) -> Index | None:
+    """The folder's index once it is open (waiting for that at most ``INDEX_WAIT_S``);
+    None while it is still opening; RequestFailed when opening it failed."""
+    await _wait(folder.opened)
+    index = folder.index
+    if index is None and folder.state == "failed":
+        raise JsonRpcException(f"{command}: the index of {folder.root} could not be opened: "
+                               f"{folder.error}", code=REQUEST_FAILED)
+    return index
 
 
 def _folder_status(folder: FolderState) -> dict[str, object]:
     out: dict[str, object] = {
         "root": str(folder.root),
         "uri": folder.uri,
-        "state": folder.state,
+        "state": folder.label,
         "progress": dict(folder.progress),
         **folder.counts(),
         "graph": folder.graph_source,
@@ -95,7 +122,18 @@ def _folder_status(folder: FolderState) -> dict[str, object]:
     return out
 
 
+def overall_state(folders: list[FolderState]) -> str:
+    """``ready`` when every folder is, ``failed`` when one failed, else the state of
+    the first folder that is not ready (``opening``, ``indexing``, ``embedding N/M``)."""
+    labels = [f.label for f in folders]
+    if "failed" in labels:
+        return "failed"
+    return next((label for label in labels if label != "ready"), "ready")
+
+
 async def status(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """The server's state, settings and resources, and each folder's; answered at
+    once, also while an index is opening."""
     a = _args(StatusArgs, STATUS, args, optional=True)
     folders = [_folder(ls, a.folder, STATUS)] if a.folder else list(ls.folders.values())
     out = []
@@ -104,12 +142,10 @@ async def status(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
         if folder.index is not None:
             # the index's own view (files, symbols, pending embeddings, model, index path)
             st.update(await ls.read(folder.index.status))
-            st["state"] = folder.state
+            st["state"] = folder.label
         out.append(st)
-    states = {f["state"] for f in out}
-    overall = "ready" if states <= {"ready"} else (
-        "failed" if "failed" in states else "indexing")
-    return {"version": __version__, "state": overall, "embeddings": ls.options.embeddings,
+    return {"version": __version__, "state": overall_state(folders),
+            "embeddings": ls.options.embeddings,
             "settings": {camel(k): v for k, v in dataclasses.asdict(ls.options).items()},
             "folders": out, "server": ls.resources()}
 
@@ -123,7 +159,7 @@ async def reindex(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     if a.wait:
         await asyncio.gather(*tasks, return_exceptions=True)
     return {"scheduled": [str(f.root) for f in folders], "waited": a.wait,
-            "folders": [_folder_status(f) for f in folders]}
+            "state": overall_state(folders), "folders": [_folder_status(f) for f in folders]}
 
 
 def _symbols_named(snap: Snapshot, name: str) -> list[SymRow]:
@@ -141,13 +177,17 @@ async def call_chain(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """The shortest call chains from one symbol to another, over the call graph."""
     a = _args(CallChainArgs, CALL_CHAIN, args)
     folder = _folder(ls, a.folder, CALL_CHAIN)
+    await _wait(folder.loaded)  # the model holds the index's symbols (briefly)
     await ls.settle()
     snap = await ls.read(folder.snapshot)
     ends = {}
     for wire, name in (("from", a.from_), ("to", a.to)):
         ends[wire] = _symbols_named(snap, name)
         if not ends[wire]:
-            raise JsonRpcInvalidParams(f"{CALL_CHAIN}: {wire!r}: no symbol {name!r}")
+            if not folder.loaded.is_set():  # not "no such symbol": not read yet
+                return {"from": [s.id for s in ends.get("from", [])], "to": [], "chains": [],
+                        "state": folder.label}
+            raise JsonRpcInvalidParams(f"{CALL_CHAIN}: {wire!r}: no symbol {shown(name)}")
     least = a.min_confidence if a.min_confidence is not None else ls.options.call_hierarchy_min_confidence
     chains = await ls.read(snap.graph.call_chains, [s.id for s in ends["from"]],
                            [s.id for s in ends["to"]], a.max_depth, a.limit, least)
@@ -155,6 +195,7 @@ async def call_chain(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
         "from": [s.id for s in ends["from"]],
         "to": [s.id for s in ends["to"]],
         "chains": [[_step(ls, folder, e) for e in chain] for chain in chains],
+        "state": folder.label,
     }
 
 
@@ -264,8 +305,10 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     if not a.question.strip():
         raise JsonRpcInvalidParams(f"{ASK}: 'question' must not be empty")
     folder = _folder(ls, a.folder, ASK)
-    if folder.index is None:
-        raise JsonRpcException(f"{ASK}: {folder.root} is not indexed yet (state: {folder.state})",
+    index = await _open_index(folder, ASK)
+    if index is None:
+        raise JsonRpcException(f"{ASK}: the index of {folder.root} is still opening "
+                               f"(state: {folder.label}); ask again in a moment",
                                code=REQUEST_FAILED)
     request = ls.protocol._request_futures.get(ls.protocol.msg_id)  # for $/cancelRequest
     progress = _AskProgress(ls)
@@ -305,14 +348,14 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
             raise LLMCancelled("cancelled")
         await ls.flush()
         snap = await ls.read(folder.snapshot)
-        context = await ls.read(build_context, a.question, folder.index, settings,
+        context = await ls.read(build_context, a.question, index, settings,
                                 graph=snap.graph, read_lines=lambda rel: ls.lines(folder, rel),
                                 mode=_ask_mode(ls))
         if cancelled():
             raise LLMCancelled("cancelled")
         if client is None:
             progress.end("no language model is configured")
-            return result_for(a.question, context, None, None).as_dict()
+            return {**result_for(a.question, context, None, None).as_dict(), "state": folder.label}
         messages = messages_for(a.question, context)
         answer = await on_the_network(
             functools.partial(chat, client.config, messages, on_delta, client), client)
@@ -332,7 +375,7 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
                      f"({cited} sources cited so far)")
     else:
         progress.end(f"answered from {len(result.sources)} snippets ({cited} cited)")
-    return result.as_dict()
+    return {**result.as_dict(), "state": folder.label}
 
 
 def _ask_mode(ls: CodeloupeServer) -> str:

@@ -45,6 +45,14 @@ class BufferDocument(TextDocument):
         rng = self._position_codec.range_from_client_units(lines, change.range)
         start_line, start_col = rng.start.line, rng.start.character
         end_line, end_col = rng.end.line, rng.end.character
+        if start_line == len(lines):
+            # at the very end: pygls appends the text; the lines are the old ones and
+            # the new text's, unless the seam joins two (then split it all)
+            new = self._source = source + change.text
+            seam = not lines or (lines[-1][-1] in _BREAKS and not (
+                lines[-1].endswith("\r") and change.text.startswith("\n")))
+            self._split = (new, lines + tuple(change.text.splitlines(True))) if seam else None
+            return
         if not (0 <= start_line <= end_line < len(lines) and start_col >= 0 and end_col >= 0):
             super()._apply_incremental_change(change)  # at the very end, or odd: as pygls does
             return

@@ -16,8 +16,9 @@ from ..config import Settings
 from ..graph import store_key
 from ..index import Index
 from .documents import use_buffer_documents
+from .jobs import Jobs
 from .options import ServerOptions, camel, read_lenient
-from .state import FileModel, FolderState
+from .state import FileModel, FolderState, track_index
 
 if TYPE_CHECKING:
     from .server import CodeloupeServer
@@ -93,6 +94,7 @@ def did_change_workspace_folders(ls: CodeloupeServer,
     (their index stays on disk for next time)."""
     from .server import uri_to_path
 
+    removed: list[tuple[FolderState, Jobs | None, asyncio.Future | None]] = []
     for wf in params.event.removed or []:
         path = uri_to_path(wf.uri)
         folder = ls.folders.pop(str(path.resolve()), None) if path else None
@@ -102,6 +104,9 @@ def did_change_workspace_folders(ls: CodeloupeServer,
             for rel in list(folder.live):
                 ls.buffer_tasks.pop(ls.uri_of(folder, rel), None)
                 ls.trees.pop(ls.uri_of(folder, rel), None)
+            removed.append((folder, writer, ls.index_tasks.pop(str(folder.root), None)))
+    if removed and not ls.stopping.is_set():
+        asyncio.ensure_future(_release_removed(ls, removed))
     for wf in params.event.added or []:
         folder = add_folder(ls, wf)
         if folder is not None and not ls.stopping.is_set():
@@ -111,14 +116,30 @@ def did_change_workspace_folders(ls: CodeloupeServer,
     ls.option_problems = []
 
 
+async def _release_removed(ls: CodeloupeServer,
+                           removed: list[tuple[FolderState, Jobs | None, asyncio.Future | None]]) -> None:
+    """Once the work of removed folders has ended (their index run, model load and
+    queued writes), free what they held (``release_heap``)."""
+    loop = asyncio.get_running_loop()
+    for folder, writer, task in removed:
+        waits = [f for f in (task, folder.warming) if f is not None]
+        if waits:
+            await asyncio.gather(*waits, return_exceptions=True)
+        if writer is not None:
+            await loop.run_in_executor(None, writer.shutdown, True)  # queued writes run
+    removed.clear()
+    if not ls.stopping.is_set():
+        release_heap(ls)
+
+
 async def pull_settings(ls: CodeloupeServer) -> object:
     """The client's ``codeloupe`` settings section (workspace/configuration), if any."""
     caps = ls.client_capabilities.workspace
     if not (caps and caps.configuration):
         return None
     try:
-        [section] = await ls.workspace_configuration_async(
-            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+        [section] = await ls.client_answer(ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])))
     except Exception as exc:
         log.info("codeloupe: workspace/configuration failed: %s", exc)
         return None
@@ -155,7 +176,7 @@ async def did_change_configuration(ls: CodeloupeServer,
     if reopen or (ls.options.embeddings and not embeddings_before):
         for folder in ls.folders.values():
             if reopen:
-                folder.index = None  # index_folder opens it again with the new settings
+                folder.reopen()  # index_folder opens it again with the new settings
             schedule_index(ls, folder)  # (and embeds what is pending when turned on)
 
 
@@ -220,14 +241,18 @@ class _Progress:
 
 async def index_folder(ls: CodeloupeServer, folder: FolderState,
                        report_progress: bool = True) -> None:
-    if ls.stopping.is_set():
+    if ls.stopping.is_set() or _removed(ls, folder):
         return
     progress = _Progress(ls, folder)
     if report_progress:
         await progress.begin()
     try:
         if folder.index is None:
-            folder.index = await ls.write_in(folder, Index, folder.root, _settings(ls, folder))
+            try:
+                folder.index = await ls.write_in(folder, Index, folder.root, _settings(ls, folder))
+                track_index(folder.index)
+            finally:
+                folder.opened.set()  # readers waiting for it go on (and see a failure)
             if folder.index.store.rebuilt_reason:
                 ls.message(folder.index.store.rebuilt_reason, types.MessageType.Info)
         index = folder.index
@@ -235,14 +260,17 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
         report = await ls.write_in(folder, _sync_files, index, progress.update)
         key, symbol_rows, ref_rows = await ls.read(_rows_and_key, index)
         folder.set_disk(FileModel.group_rows(symbol_rows, ref_rows), key=key)
+        folder.loaded.set()
         from .lens import schedule_refresh
 
         schedule_refresh(ls)
         await reapply_buffers(ls, folder)
         folder.report = report.as_dict()
         if ls.options.embeddings and not ls.stopping.is_set():
+            pending = await ls.read(index.store.count_pending)
+            folder.progress = {"stage": "embed", "done": 0, "total": pending}
             folder.state = "embedding"
-            if await ls.read(index.store.count_pending):
+            if pending:
                 await load_model(ls, index)  # not in the writer: a shutdown need not wait for it
 
             def should_stop() -> bool:
@@ -255,21 +283,33 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
             folder.report = report.as_dict()
         folder.state = "ready"  # the run is done: say so now, not after the model is warm
         folder.error = None
-        freeze_heap()
+        if folder.dropped_index:  # settings re-opened the index: free the old one
+            folder.dropped_index = False
+            release_heap(ls)
+        else:
+            freeze_heap()
         if ls.options.embeddings and not ls.stopping.is_set():
-            warm_model(ls, index)  # search needs the model: load it now, not on the first query
+            warm_model(ls, folder, index)  # search needs the model: load it now, not on the first query
         done = f"{report.files} files, {report.symbols} symbols"
         if report.pending_embeddings:
             done += f", {report.pending_embeddings} waiting for an embedding"
         progress.end(done)
     except Exception as exc:
-        if ls.stopping.is_set():
-            return  # shutting down: the executors take no more work; nothing failed
+        if ls.stopping.is_set() or _removed(ls, folder):
+            # shutting down, or the folder was removed from the workspace meanwhile: its
+            # writer takes no more work; nothing failed
+            if not ls.stopping.is_set():
+                progress.end("stopped: the folder was removed from the workspace")
+            return
         folder.state = "failed"
         folder.error = str(exc)
         log.exception("codeloupe: indexing %s failed", folder.root)
         ls.message(f"indexing {folder.root} failed: {exc}", types.MessageType.Error)
         progress.end(f"failed: {exc}")
+
+
+def _removed(ls: CodeloupeServer, folder: FolderState) -> bool:
+    return not ls.has_folder(folder)
 
 
 async def load_model(ls: CodeloupeServer, index: Index) -> None:
@@ -278,7 +318,7 @@ async def load_model(ls: CodeloupeServer, index: Index) -> None:
     await ls.load(lambda: index.embedder)
 
 
-def warm_model(ls: CodeloupeServer, index: Index) -> None:
+def warm_model(ls: CodeloupeServer, folder: FolderState, index: Index) -> None:
     """Load the model in the background (the index run has said "ready" already),
     then freeze the heap again with the model in it."""
 
@@ -290,7 +330,8 @@ def warm_model(ls: CodeloupeServer, index: Index) -> None:
         elif not ls.stopping.is_set():
             freeze_heap()
 
-    asyncio.ensure_future(load_model(ls, index)).add_done_callback(done)
+    folder.warming = asyncio.ensure_future(load_model(ls, index))
+    folder.warming.add_done_callback(done)
 
 
 def freeze_heap() -> None:
@@ -302,6 +343,18 @@ def freeze_heap() -> None:
     when their last reference goes)."""
     gc.collect(1)  # the young generations only: cheap, and little garbage gets frozen
     gc.freeze()
+
+
+def release_heap(ls: CodeloupeServer) -> None:
+    """``freeze_heap`` keeps what it froze out of the collector's reach for good: an
+    index dropped since (a folder removed from the workspace, settings that re-open
+    it) would never be freed, with its embedding model (reference cycles, tens of MB
+    each time). Unfreeze, collect everything once (about half a second with a model
+    in memory, and only after such a drop), freeze again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    ls.heap_releases += 1
 
 
 def _settings(ls: CodeloupeServer, folder: FolderState) -> Settings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -19,6 +20,7 @@ from ..config import Settings
 from ..embed import BACKENDS
 from ..graph import DEFAULT_MIN_CONFIDENCE
 from ..scan import DEFAULT_MAX_BYTES
+from .jsonrpc import shown
 
 T = TypeVar("T")
 
@@ -36,32 +38,46 @@ def camel(name: str) -> str:
 
 def _strict_int(value: Any, _type: type) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise OptionError(f"must be an integer, got {value!r}")
+        raise OptionError(f"must be an integer, got {shown(value)}")
     return value
 
 
 def _strict_bool(value: Any, _type: type) -> bool:
     if not isinstance(value, bool):
-        raise OptionError(f"must be true or false, got {value!r}")
+        raise OptionError(f"must be true or false, got {shown(value)}")
     return value
 
 
 def _strict_float(value: Any, _type: type) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise OptionError(f"must be a number, got {value!r}")
-    return float(value)
+        raise OptionError(f"must be a number, got {shown(value)}")
+    try:
+        return float(value)
+    except OverflowError:  # an integer past the largest float
+        raise OptionError(f"must be a number in range, got {shown(value)}") from None
+
+
+def _unicode(value: str) -> str:
+    """``value``, when it can be written as UTF-8: JSON lets a string hold half of a
+    surrogate pair (``"\\ud800"``), which no encoder, index or model takes."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise OptionError(f"must be valid Unicode text, got a lone surrogate "
+                          f"(U+{ord(value[exc.start]):04X}) at character {exc.start}") from None
+    return value
 
 
 def _strict_str(value: Any, _type: type) -> str:
     if not isinstance(value, str):
-        raise OptionError(f"must be a string, got {value!r}")
-    return value
+        raise OptionError(f"must be a string, got {shown(value)}")
+    return _unicode(value)
 
 
 def _strict_list(value: Any, _type: type) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise OptionError(f"must be a list of strings, got {value!r}")
-    return list(value)
+        raise OptionError(f"must be a list of strings, got {shown(value)}")
+    return [_unicode(v) for v in value]
 
 
 def make_converter() -> cattrs.Converter:
@@ -83,7 +99,7 @@ def _field_value(f: dataclasses.Field, hint: Any, raw: Any) -> Any:
     except OptionError:
         raise
     except Exception as exc:  # cattrs' own errors (a union that matched nothing)
-        raise OptionError(f"must be {_describe(hint)}, got {raw!r}") from exc
+        raise OptionError(f"must be {_describe(hint)}, got {shown(raw)}") from exc
     check = f.metadata.get("check")
     if check is not None:
         check(value)
@@ -122,20 +138,21 @@ def read_lenient(cls: type[T], raw: Any, what: str = "initializationOptions",
             problems.append(f"{what}.{wire} {exc}; using the default {default!r}")
     for key in raw:
         if key not in names and report_unknown:
-            problems.append(f"{what}.{key} is not a codeloupe setting; ignored")
+            name = key if len(key) <= 60 and key.isprintable() else shown(key)
+            problems.append(f"{what}.{name} is not a codeloupe setting; ignored")
     return cls(**values), problems
 
 
 def read_strict(cls: type[T], raw: Any, what: str) -> T:
     """``cls`` from a wire object, or OptionError naming the first bad field."""
     if not isinstance(raw, dict):
-        raise OptionError(f"{what} takes one JSON object as its argument, got {raw!r}")
+        raise OptionError(f"{what} takes one JSON object as its argument, got {shown(raw)}")
     hints = typing.get_type_hints(cls)
     fields = {camel(f.name): f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     for key in raw:
         if key not in fields:
             known = ", ".join(fields)
-            raise OptionError(f"{what}: unknown argument {key!r} (known: {known})")
+            raise OptionError(f"{what}: unknown argument {shown(key)} (known: {known})")
     values: dict[str, Any] = {}
     for wire, f in fields.items():
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
@@ -150,24 +167,38 @@ def read_strict(cls: type[T], raw: Any, what: str) -> T:
     return cls(**values)
 
 
-def _positive(value: int) -> None:
-    if value < 1:
-        raise OptionError(f"must be at least 1, got {value}")
+def _between(low: int, high: int) -> Callable[[int], None]:
+    """A check that an integer is within [low, high]: an unbounded count (``k:
+    10**15``) would reach a query or an allocation as it is."""
+
+    def check(value: int) -> None:
+        if value < low:
+            raise OptionError(f"must be at least {low:,}, got {shown(value)}")
+        if value > high:
+            raise OptionError(f"must be at most {high:,}, got {shown(value)}")
+
+    return check
 
 
-def _not_negative(value: int) -> None:
-    if value < 0:
-        raise OptionError(f"must not be negative, got {value}")
+def _optional(check: Callable[[int], None]) -> Callable[[int | None], None]:
+    def optional(value: int | None) -> None:
+        if value is not None:
+            check(value)
+
+    return optional
 
 
-def _at_least_100(value: int) -> None:
-    if value < 100:
-        raise OptionError(f"must be at least 100, got {value}")
+MAX_K = 1000  # search results
+MAX_DEPTH = 64  # calls in one chain
+MAX_CHAINS = 1000
+MAX_CONTEXT_TOKENS = 2_000_000
+_max_file_bytes = _between(1, 2**30)
+_workers = _between(0, 256)
+_debounce_ms = _between(0, 3_600_000)
+_context_tokens = _between(100, MAX_CONTEXT_TOKENS)
 
 
-def _optional_positive(value: int | None) -> None:
-    if value is not None:
-        _positive(value)
+_optional_positive = _optional(_between(1, 1_000_000))
 
 
 def _optional_at_least_1s(value: float | None) -> None:
@@ -187,12 +218,12 @@ def _optional_confidence(value: float | None) -> None:
 
 def _log_level(value: str) -> None:
     if value.lower() not in LOG_LEVELS:
-        raise OptionError(f"must be one of {', '.join(LOG_LEVELS)}, got {value!r}")
+        raise OptionError(f"must be one of {', '.join(LOG_LEVELS)}, got {shown(value)}")
 
 
 def _backend(value: str) -> None:
     if value not in BACKENDS:
-        raise OptionError(f"must be one of {', '.join(BACKENDS)}, got {value!r}")
+        raise OptionError(f"must be one of {', '.join(BACKENDS)}, got {shown(value)}")
 
 
 @dataclass
@@ -205,16 +236,16 @@ class ServerOptions:
     index_uri: str | None = None  # default: <folder>/.codeloupe
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
-    max_file_bytes: int = field(default=DEFAULT_MAX_BYTES, metadata={"check": _positive})
-    workers: int = field(default=0, metadata={"check": _not_negative})  # parse processes; 0 = cores
+    max_file_bytes: int = field(default=DEFAULT_MAX_BYTES, metadata={"check": _max_file_bytes})
+    workers: int = field(default=0, metadata={"check": _workers})  # parse processes; 0 = cores
     embeddings: bool = True  # false: symbols, call graph and full text only (no model is loaded)
-    embed_debounce_ms: int = field(default=500, metadata={"check": _not_negative})
+    embed_debounce_ms: int = field(default=500, metadata={"check": _debounce_ms})
     # codeloupe.server.ask: an OpenAI-compatible endpoint (http://127.0.0.1:11434/v1); null:
     # CODELOUPE_LLM_URL, else no model (ask returns the context it would send)
     llm_endpoint: str | None = None
     llm_model: str | None = None  # null: CODELOUPE_LLM_MODEL, else the endpoint's first model
     llm_api_key_env: str = "CODELOUPE_LLM_API_KEY"  # environment variable holding the API key
-    ask_context_tokens: int = field(default=6000, metadata={"check": _at_least_100})
+    ask_context_tokens: int = field(default=6000, metadata={"check": _context_tokens})
     # most tokens of an answer (sent as max_tokens); null: CODELOUPE_LLM_MAX_TOKENS, else 2048
     llm_max_tokens: int | None = field(default=None, metadata={"check": _optional_positive})
     # longest an answer may take in all (an endpoint may stream forever); null:
@@ -249,7 +280,7 @@ class ServerOptions:
 @dataclass
 class SearchArgs:
     query: str
-    k: int = field(default=10, metadata={"check": _positive})
+    k: int = field(default=10, metadata={"check": _between(1, MAX_K)})
     lang: str | None = None
     path: str | None = None
     kind: str | None = None
@@ -273,20 +304,15 @@ class ReindexArgs:
 class CallChainArgs:
     from_: str  # a symbol id ("src/a.py::Client.fetch"), qualified name or name
     to: str
-    max_depth: int = field(default=6, metadata={"check": _positive})
-    limit: int = field(default=10, metadata={"check": _positive})
+    max_depth: int = field(default=6, metadata={"check": _between(1, MAX_DEPTH)})
+    limit: int = field(default=10, metadata={"check": _between(1, MAX_CHAINS)})
     folder: str | None = None
     # follow edges with at least this confidence; null: the callHierarchyMinConfidence option
     min_confidence: float | None = field(default=None, metadata={"check": _optional_confidence})
-
-
-def _optional_at_least_100(value: int | None) -> None:
-    if value is not None:
-        _at_least_100(value)
 
 
 @dataclass
 class AskArgs:
     question: str
     folder: str | None = None  # a workspace folder URI; default: the first folder
-    context_tokens: int | None = field(default=None, metadata={"check": _optional_at_least_100})
+    context_tokens: int | None = field(default=None, metadata={"check": _optional(_context_tokens)})

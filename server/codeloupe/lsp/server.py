@@ -12,13 +12,14 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
-from pygls.io_ import StdoutWriter, run_async
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
@@ -26,15 +27,18 @@ from ..buffer import DocTree
 from ..languages import language_for_path
 from . import trace
 from .jobs import Jobs
+from .jsonrpc import CodeloupeProtocol, PipeReader, describe, read_messages
 from .options import ServerOptions
 from .positions import Converter, disk_lines
-from .state import DocContext, FolderState, Snapshot
+from .state import DocContext, FolderState, Snapshot, indexes_alive
 
 log = logging.getLogger("codeloupe.lsp")
 T = TypeVar("T")
 _EXIT_WAIT_S = 30.0  # for an index write still running at exit
 _SWITCH_INTERVAL_S = 0.001
 _GC_THRESHOLDS = (20_000, 10, 10)
+CLIENT_ANSWER_WAIT_S = 60.0  # for the client's answer to a request of ours
+_STREAM_LIMIT = 2**20  # buffered stdin: a 20 MB didOpen in 1 MiB reads, not 64 KiB ones
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -54,9 +58,12 @@ class CodeloupeServer(LanguageServer):
     (seconds, and nothing to wait for at shutdown). None is pygls's own thread pool
     (which also reads stdin)."""
 
+    protocol: CodeloupeProtocol
+
     def __init__(self, overrides: dict[str, Any] | None = None) -> None:
         super().__init__("codeloupe", __version__,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=CodeloupeProtocol)
         self.overrides = overrides or {}  # from the command line: defaults for the options
         self.options = ServerOptions()
         self.option_problems: list[str] = []
@@ -75,8 +82,12 @@ class CodeloupeServer(LanguageServer):
         self.buffer_writes: set[asyncio.Future[Any]] = set()  # buffer rows on their way to the store
         self.write_timers: dict[str, tuple[asyncio.TimerHandle, Callable[[], None]]] = {}
         self.buffer_writes_done = 0
+        self.heap_releases = 0  # lifecycle.release_heap: after a folder removed, an index re-opened
         self.index_tasks: dict[str, asyncio.Future[Any]] = {}  # root → index job
         self.trees: dict[str, DocTree] = {}  # uri → an open buffer's tree (parser thread)
+        # uri → size in bytes of an open buffer over maxFileBytes: kept as text, not parsed
+        self.too_large: dict[str, int] = {}
+        self.too_large_told: set[str] = set()  # buffers the user was told about (once each)
         self.buffer_lines: dict[str, tuple[str, list[str]]] = {}  # uri → (text, its lines)
         # folder uri → (model generation, the graph update started for it)
         self.graph_updates: dict[str, tuple[int, asyncio.Future[Snapshot]]] = {}
@@ -90,20 +101,24 @@ class CodeloupeServer(LanguageServer):
         hand-off to a thread and back (nine a keystroke's three messages), every one
         waiting for the GIL while the parser or a reader thread runs. When stdin is a
         pipe (as an editor starts a server) it is read on the event loop instead;
-        anything else (a file, a terminal, Windows) is left to pygls."""
+        anything else (a file, a terminal, Windows) through pygls's thread-pool
+        reader. Either way the messages go through ``jsonrpc.read_messages``, not
+        pygls 2.1.1's ``run_async`` (which leaves bad messages unanswered)."""
         stdin = stdin or sys.stdin.buffer
         try:
             mode = os.fstat(stdin.fileno()).st_mode
         except (AttributeError, OSError, ValueError):
             mode = 0
         # POSIX only: asyncio reads Windows pipes through the proactor, untested here
-        if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-            super()._start_io_async(stdin, stdout)
-            return
+        pipe = os.name == "posix" and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(self._read_pipe(stdin))
+            if pipe:
+                asyncio.run(self._read_pipe(stdin))
+            else:
+                asyncio.run(read_messages(self._stop_event, StdinAsyncReader(stdin, self.thread_pool),
+                                          self.protocol))
         except BrokenPipeError:
             log.error("codeloupe: the connection to the client is lost")
         except (KeyboardInterrupt, SystemExit):
@@ -113,15 +128,44 @@ class CodeloupeServer(LanguageServer):
 
     async def _read_pipe(self, stdin: BinaryIO) -> None:
         loop = asyncio.get_running_loop()
-        stream = asyncio.StreamReader(loop=loop)
+        stream = asyncio.StreamReader(limit=_STREAM_LIMIT, loop=loop)
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(stream, loop=loop), stdin)
         try:
-            await run_async(stop_event=self._stop_event, reader=_PipeReader(stream),
-                            protocol=self.protocol, logger=logging.getLogger("pygls.io_"),
-                            error_handler=self.report_server_error)
+            await read_messages(self._stop_event, PipeReader(stream), self.protocol)
         finally:
             transport.close()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls 2.1.1's TCP server, reading through ``jsonrpc.read_messages``."""
+        self._stop_event = stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await read_messages(stop_event, PipeReader(reader), self.protocol)
+            self.shutdown()
+
+        async def tcp_server() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(tcp_server())
+        except asyncio.CancelledError:
+            pass
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A notification's handler failed: one line to the log (and
+        ``window/logMessage``). pygls 2.1.1 shows every such error in a
+        ``window/showMessage`` popup, which is for what the user can act on. A
+        request's error is in its answer already; a message that could not be sent
+        (``JsonRpcInternalError``: the connection is closing) is in pygls's log, and
+        telling the client about it would be one more message that cannot be sent."""
+        if source is FeatureRequestError or source is JsonRpcInternalError:
+            return
+        text = error.message if isinstance(error, JsonRpcException) else describe(error)
+        log.warning("codeloupe: a notification could not be handled: %s", text)
 
     # --- executors ---------------------------------------------------------------------
 
@@ -230,13 +274,21 @@ class CodeloupeServer(LanguageServer):
     async def document(self, uri: str) -> DocContext | None:
         """The preamble of a per-document request: wait until this document's edits
         are in the model, then its folder, relative path and model (None: no such
-        file in the model); None when the URI is outside every folder."""
+        file in the model, or an open buffer over ``maxFileBytes``); None when the URI
+        is outside every folder."""
         await self.settle(uri)
         located = self.locate(uri)
         if located is None:
             return None
         folder, rel = located
+        if uri in self.too_large:  # over maxFileBytes: not parsed, so nothing to answer from
+            return DocContext(folder, rel, None)
         return DocContext(folder, rel, folder.file(rel))
+
+    def has_folder(self, folder: FolderState) -> bool:
+        """Whether the folder is still in the workspace (didChangeWorkspaceFolders may
+        have removed it, and shut its writer down, since the work was scheduled)."""
+        return self.folders.get(str(folder.root)) is folder
 
     def uri_of(self, folder: FolderState, rel: str) -> str:
         return (folder.root / rel).as_uri()
@@ -293,6 +345,10 @@ class CodeloupeServer(LanguageServer):
             "parses": sum(t.parses for t in trees),
             "incremental_parses": sum(t.incremental for t in trees),
             "spliced_extractions": sum(t.spliced for t in trees),
+            "too_large_documents": len(self.too_large),
+            "indexes": indexes_alive(),
+            "heap_releases": self.heap_releases,
+            "buffer_writes": self.buffer_writes_done,
             "rss_mb": _rss_mb(),
         }
 
@@ -304,30 +360,20 @@ class CodeloupeServer(LanguageServer):
             return None
         token = f"codeloupe/{kind}/{uuid.uuid4().hex[:8]}"
         try:
-            await self.work_done_progress.create_async(token)
+            await self.client_answer(self.work_done_progress.create_async(token))
         except Exception as exc:
             log.info("codeloupe: the client refused a progress token: %s", exc)
             return None
         return token
 
+    async def client_answer(self, request: Awaitable[T]) -> T:
+        """The client's answer to a request of ours, or TimeoutError after
+        ``CLIENT_ANSWER_WAIT_S``: a client that never answers (settings, a progress
+        token) must not hold the index runs up for ever."""
+        return await asyncio.wait_for(request, CLIENT_ANSWER_WAIT_S)
+
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"codeloupe: {text}"))
-
-
-class _PipeReader:
-    """pygls's reader interface over an asyncio stream: b"" at the end of input."""
-
-    def __init__(self, stream: asyncio.StreamReader) -> None:
-        self.stream = stream
-
-    async def readline(self) -> bytes:
-        return await self.stream.readline()
-
-    async def readexactly(self, n: int) -> bytes:
-        try:
-            return await self.stream.readexactly(n)
-        except asyncio.IncompleteReadError:
-            return b""
 
 
 def _rss_mb() -> float | None:

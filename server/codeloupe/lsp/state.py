@@ -8,9 +8,11 @@ while the store follows in the background (search reads the store).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +48,25 @@ class SymRow:
     def info(self) -> SymbolInfo:
         return SymbolInfo(self.id, self.path, self.name, self.qualified_name, self.kind,
                           self.parent, self.start_line, self.end_line, self.language)
+
+
+_ALIVE = [0]  # indexes opened and not freed yet (status: server.indexes)
+
+
+def _freed() -> None:
+    _ALIVE[0] -= 1
+
+
+def track_index(index: object) -> None:
+    """Count an index the server opened until it is freed."""
+    _ALIVE[0] += 1
+    weakref.finalize(index, _freed)
+
+
+def indexes_alive() -> int:
+    """How many indexes the server opened are still in memory: one a folder, plus
+    those of removed folders (or re-opened indexes) not freed yet."""
+    return _ALIVE[0]
 
 
 # More changed files than this (and than this share of all files): build the graph again.
@@ -163,8 +184,14 @@ class FolderState:
     uri: str
     root: Path
     index: Index | None = None
-    state: str = "starting"  # starting, indexing, embedding, ready, failed
+    state: str = "opening"  # the run's phase: opening, indexing, embedding, ready, failed (``label``)
     progress: dict[str, object] = field(default_factory=dict)
+    # set once opening the index has ended (opened or failed); cleared when settings re-open it
+    opened: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+    # set once the model holds what the index holds (the first run's disk sync)
+    loaded: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+    warming: asyncio.Future | None = field(default=None, repr=False, compare=False)  # a model load
+    dropped_index: bool = False  # an index was dropped (re-opened): free it after the next run
     error: str | None = None
     report: dict[str, object] = field(default_factory=dict)
     disk: dict[str, FileModel] = field(default_factory=dict)
@@ -180,6 +207,32 @@ class FolderState:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _searcher: Searcher | None = None
     _writer: Jobs | None = None
+
+    @property
+    def label(self) -> str:
+        """The state as status and every command result report it: ``opening`` (the
+        index is not open yet: nothing can be read), ``indexing`` (files → symbols),
+        ``embedding N/M`` (N of the M symbols waiting for a vector are embedded),
+        ``ready`` or ``failed``."""
+        if self.state == "failed":
+            return "failed"
+        if self.index is None:
+            return "opening"
+        if self.state == "embedding":
+            p = self.progress
+            if p.get("stage") == "embed":
+                return f"embedding {p.get('done', 0)}/{p.get('total', 0)}"
+        return self.state
+
+    def reopen(self) -> None:
+        """Forget the open index (settings that change what is indexed or how): the
+        next run opens it again, and readers wait for that."""
+        self.dropped_index = self.dropped_index or self.index is not None
+        self.index = None
+        self._searcher = None  # (it holds the index)
+        self.state = "opening"
+        self.opened.clear()
+
 
     def writer(self) -> Jobs:
         """This folder's own writer thread: indexing, embedding and every write to its

@@ -39,6 +39,7 @@ EMBED_COMMIT_EVERY = 16  # re-embedded symbols per commit: how soon a shutdown t
 
 def did_open(ls: CodeloupeServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.trees.pop(params.text_document.uri, None)  # opened again: parse from scratch
+    ls.too_large.pop(params.text_document.uri, None)
     _schedule(ls, params.text_document.uri)
 
 
@@ -63,6 +64,8 @@ def did_close(ls: CodeloupeServer, params: types.DidCloseTextDocumentParams) -> 
     folder.drop_live(rel)
     ls.trees.pop(uri, None)
     ls.buffer_lines.pop(uri, None)
+    ls.too_large.pop(uri, None)
+    ls.too_large_told.discard(uri)
     timer = ls.embed_timers.pop(uri, None)
     if timer is not None:
         timer.cancel()
@@ -102,6 +105,11 @@ def _schedule(ls: CodeloupeServer, uri: str) -> None:
     language = language_for_path(rel)
     if language is None:
         return
+    if _over_limit(text, ls.options.max_file_bytes):
+        _set_aside(ls, folder, uri, rel, text)
+        return
+    if ls.too_large.pop(uri, None) is not None:
+        log.info("codeloupe: %s is back under maxFileBytes: parsed again", rel)
     tree = ls.trees.get(uri)
     if tree is None or tree.language != language:
         tree = ls.trees[uri] = DocTree(language)
@@ -110,6 +118,48 @@ def _schedule(ls: CodeloupeServer, uri: str) -> None:
     task = asyncio.ensure_future(_extract(ls, folder, uri, rel, text, version, tree))
     ls.buffer_tasks[uri] = task
     task.add_done_callback(lambda t: _forget(ls, uri, t))
+
+
+def _over_limit(text: str, limit: int) -> bool:
+    """Whether a buffer's UTF-8 is over ``limit`` bytes, without encoding it when its
+    length alone tells (a keystroke in a 20 MB buffer must stay cheap)."""
+    n = len(text)
+    if n > limit:
+        return True  # at least a byte a character
+    if n * 4 <= limit or text.isascii():
+        return False
+    return len(text.encode("utf-8", "surrogatepass")) > limit
+
+
+def _set_aside(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str) -> None:
+    """A buffer over maxFileBytes, as the disk scan skips such a file: pygls keeps its
+    text (so later edits still apply), but it is not parsed, extracted, written to
+    the store or embedded, and the features answer nothing for it. The first time
+    (per open document) the user is told why; an earlier, smaller version of it in
+    the model goes back to what is on disk."""
+    if uri in ls.too_large:
+        return  # set aside already: nothing kept to drop, and the user knows
+    size = len(text.encode("utf-8", "surrogatepass"))
+    ls.too_large[uri] = size
+    ls.trees.pop(uri, None)
+    ls.buffer_lines.pop(uri, None)
+    timer = ls.embed_timers.pop(uri, None)
+    if timer is not None:
+        timer.cancel()
+    pending = ls.write_timers.pop(uri, None)
+    if pending is not None:
+        pending[0].cancel()
+    if rel in folder.live:
+        _after_buffer(ls, uri, _refresh_from_disk(ls, folder, rel, keep_live=False))
+    if uri not in ls.too_large_told:
+        ls.too_large_told.add(uri)
+        limit = ls.options.max_file_bytes
+        ls.message(f"{rel} is {_size(size)}, over the {_size(limit)} limit (maxFileBytes): "
+                   "it is not parsed, indexed or searched while it is this large")
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n:,} bytes"
 
 
 def _current_version(ls: CodeloupeServer, uri: str) -> int | None:
@@ -184,6 +234,8 @@ def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, t
     index = folder.index
     if index is None or ls.stopping.is_set() or ls.loop is None:
         return  # the first index run writes open buffers when it is done
+    if uri in ls.too_large:
+        return
     loop = ls.loop
 
     def write() -> None:
@@ -196,8 +248,8 @@ def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, t
 
     def submit() -> None:
         ls.write_timers.pop(uri, None)
-        if ls.stopping.is_set():
-            return
+        if ls.stopping.is_set() or not ls.has_folder(folder):
+            return  # (a folder removed from the workspace: its writer is shut down)
         fut = loop.run_in_executor(folder.writer(), write)
         ls.buffer_writes.add(fut)
 
@@ -227,6 +279,8 @@ def _debounce_embed(ls: CodeloupeServer, folder: FolderState, uri: str) -> None:
         index = folder.index
         if index is None or ls.stopping.is_set() or folder.state in ("indexing", "embedding"):
             return  # the index run embeds whatever is pending when it gets there
+        if not ls.has_folder(folder):
+            return
         fut = asyncio.ensure_future(_embed(ls, folder, index))
         fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
             "codeloupe: embedding failed: %s", f.exception()))
@@ -250,7 +304,21 @@ async def _embed(ls: CodeloupeServer, folder: FolderState, index: Index) -> None
 async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
                              keep_live: bool) -> None:
     index = folder.index
-    if index is None:
+    if index is None or not ls.has_folder(folder):
+        return
+    try:
+        on_disk_size: int | None = (folder.root / rel).stat().st_size
+    except OSError:
+        on_disk_size = None
+    if on_disk_size is not None and on_disk_size > ls.options.max_file_bytes:
+        # index.refresh_file would parse it whatever its size: the incremental run
+        # leaves it out (and drops its rows), as the first run did
+        from .lifecycle import schedule_index
+
+        if not keep_live:
+            folder.drop_live(rel)
+            _graph_now(ls, folder)
+        schedule_index(ls, folder, report_progress=False)
         return
     await ls.write_in(folder, index.refresh_file, rel)
     models = FileModel.group_rows(*await ls.read(index.load_rows, [rel]))
@@ -262,7 +330,7 @@ async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
     # Saved, but typing may have gone on meanwhile: the store must hold the buffer.
     uri = ls.uri_of(folder, rel)
     doc = ls.workspace.text_documents.get(uri)
-    if doc is not None:
+    if doc is not None and uri not in ls.too_large:
         try:
             on_disk = (folder.root / rel).read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError):
@@ -283,14 +351,14 @@ async def register_file_watchers(ls: CodeloupeServer) -> bool:
     extensions = sorted({ext.lstrip(".") for spec in LANGUAGES for ext in spec.extensions})
     pattern = "**/*.{" + ",".join(extensions) + "}"
     try:
-        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+        await ls.client_answer(ls.client_register_capability_async(types.RegistrationParams(registrations=[
             types.Registration(
                 id=WATCH_REGISTRATION_ID,
                 method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
                     watchers=[types.FileSystemWatcher(glob_pattern=pattern)]),
             )
-        ]))
+        ])))
     except Exception as exc:
         log.warning("codeloupe: the client did not register file watchers: %s", exc)
         return False
