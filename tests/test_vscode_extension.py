@@ -110,7 +110,12 @@ def test_enums_are_the_servers() -> None:
 
 def test_the_python_setting_is_restricted_in_untrusted_workspaces() -> None:
     trust = PACKAGE["capabilities"]["untrustedWorkspaces"]
-    assert "codeloupe.python" in trust["restrictedConfigurations"]
+    # settings a cloned repository's .vscode/settings.json could use to run code (an
+    # interpreter, a pickled model), send the code or a secret to its own endpoint (the
+    # endpoint, the variable whose value is sent as the API key) or point at its own index
+    for key in ("codeloupe.python", "codeloupe.model", "codeloupe.indexUri",
+                "codeloupe.llmEndpoint", "codeloupe.llmApiKeyEnv"):
+        assert key in trust["restrictedConfigurations"], key
 
 
 def test_palette_commands_differ_from_server_commands() -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..store import sql_in, sql_literal
+from ..store import SymbolFilter
 from .hierarchy import at_position
 from .state import FolderState, Snapshot, SymRow, name_span
 
@@ -30,13 +30,11 @@ def nearest(index: Index, sym_id: str, k: int, skip: set[str]) -> list[tuple[str
     """(id, cosine distance) of the ``k`` functions nearest to a symbol by its stored
     embedding, leaving out ``skip``; empty while the symbol waits for its embedding.
     Runs in a reader thread."""
-    table = index.store.symbols
-    rows = table.search().where(f"id = {sql_literal(sym_id)}").select(["vector"]).limit(1).to_list()
-    if not rows or rows[0].get("vector") is None:
+    vector = index.store.vectors_of([sym_id]).get(sym_id)
+    if vector is None:
         return []
-    q = table.search(rows[0]["vector"], vector_column_name="vector").distance_type("cosine")
-    q = q.where(sql_in("kind", _RELATED_KINDS), prefilter=True)
-    found = q.select(["id", "_distance"]).limit(k + len(skip) + 1).to_list()
+    found = index.store.nearest(vector, "vector", ["id"], k + len(skip) + 1,
+                                SymbolFilter(kinds=_RELATED_KINDS))
     out = [(r["id"], float(r["_distance"])) for r in found if r["id"] not in skip]
     return out[:k]
 

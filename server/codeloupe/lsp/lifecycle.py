@@ -30,7 +30,8 @@ _COMMIT_EVERY = 64  # embeddings per commit: how soon a shutdown or cancel takes
 _SHUTDOWN_WAIT_S = 30.0
 
 
-ENGINE_FIELDS = ("model", "embedding_backend", "index_uri", "include", "exclude", "max_file_bytes", "workers")
+ENGINE_FIELDS = ("model", "embedding_backend", "index_uri", "include", "exclude", "max_file_bytes",
+                 "index_generated", "workers")
 SECTION = "codeloupe"
 
 
@@ -253,8 +254,11 @@ async def index_folder(ls: CodeloupeServer, folder: FolderState,
                 track_index(folder.index)
             finally:
                 folder.opened.set()  # readers waiting for it go on (and see a failure)
-            if folder.index.store.rebuilt_reason:
-                ls.message(folder.index.store.rebuilt_reason, types.MessageType.Info)
+            folder.state = "indexing"  # open: readable from here on (the repair is indexing)
+            for note in folder.index.notes:  # a foreign index folder ignored, a rebuild
+                ls.message(note, types.MessageType.Info)
+            for repaired in await ls.write_in(folder, folder.index.repair):
+                ls.message(f"repaired {repaired}", types.MessageType.Info)
         index = folder.index
         folder.state = "indexing"
         report = await ls.write_in(folder, _sync_files, index, progress.update)

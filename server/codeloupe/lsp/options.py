@@ -237,6 +237,7 @@ class ServerOptions:
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     max_file_bytes: int = field(default=DEFAULT_MAX_BYTES, metadata={"check": _max_file_bytes})
+    index_generated: bool = False  # index files that say a program wrote them (scan.is_generated)
     workers: int = field(default=0, metadata={"check": _workers})  # parse processes; 0 = cores
     embeddings: bool = True  # false: symbols, call graph and full text only (no model is loaded)
     embed_debounce_ms: int = field(default=500, metadata={"check": _debounce_ms})
@@ -266,6 +267,7 @@ class ServerOptions:
             include=list(self.include),
             exclude=list(self.exclude),
             max_file_bytes=self.max_file_bytes,
+            index_generated=self.index_generated,
             workers=self.workers,
         )
 

@@ -10,12 +10,17 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
+from ..safeio import read_repo_file
+
 _CACHE_SIZE = 256
 _disk_lines: OrderedDict[tuple[str, int], list[str]] = OrderedDict()
 
 
-def disk_lines(path: Path) -> list[str]:
-    """The lines of a file on disk (cached by path and mtime)."""
+def disk_lines(root: Path, rel: str, max_bytes: int | None = None) -> list[str]:
+    """The lines of a file of the folder ``root`` on disk (cached by path and mtime),
+    read as the index reads it: never through a link out of the root, never a FIFO,
+    never more than ``max_bytes`` (else no lines)."""
+    path = root / rel
     try:
         mtime = os.stat(path).st_mtime_ns
     except OSError:
@@ -24,8 +29,9 @@ def disk_lines(path: Path) -> list[str]:
     lines = _disk_lines.get(key)
     if lines is None:
         try:
-            text = path.read_bytes().decode("utf-8", "replace")
-        except OSError:
+            data, _ = read_repo_file(os.path.realpath(root), path, max_bytes)
+            text = data.decode("utf-8", "replace")
+        except OSError:  # UnsafeFile too
             return []
         lines = text.splitlines(keepends=True)
         _disk_lines[key] = lines

@@ -310,7 +310,7 @@ class CodeloupeServer(LanguageServer):
             self.buffer_lines[uri] = (source, lines)
             return lines
         self.buffer_lines.pop(uri, None)
-        return disk_lines(folder.root / rel)
+        return disk_lines(folder.root, rel, self.options.max_file_bytes)
 
     @property
     def positions(self) -> Converter:

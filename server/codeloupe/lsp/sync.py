@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..buffer import DocTree, update
 from ..languages import LANGUAGES, language_for_path
+from ..safeio import read_repo_file
 from .state import FileModel, FolderState, Snapshot
 from .trace import mark
 
@@ -332,8 +334,10 @@ async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
     doc = ls.workspace.text_documents.get(uri)
     if doc is not None and uri not in ls.too_large:
         try:
-            on_disk = (folder.root / rel).read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            data, _ = read_repo_file(os.path.realpath(folder.root), folder.root / rel,
+                                     ls.options.max_file_bytes)
+            on_disk = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):  # UnsafeFile too: the buffer is what counts
             on_disk = None
         if doc.source != on_disk:
             store_buffer(ls, folder, uri, rel, doc.source, doc.version)

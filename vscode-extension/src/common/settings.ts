@@ -9,6 +9,7 @@ export const SERVER_OPTION_KEYS = [
   'include',
   'exclude',
   'maxFileBytes',
+  'indexGenerated',
   'workers',
   'embeddings',
   'embedDebounceMs',
