@@ -236,8 +236,9 @@ def components(n: int = 40) -> dict:
 
     from codeloupe.buffer import DocTree, update
     from codeloupe.extract import extract
-    from codeloupe.lsp.lifecycle import freeze_heap
-    from codeloupe.lsp.state import FileModel, FolderState
+    from codeloupe.lsp.heap import freeze_heap
+    from codeloupe.workspace import FileModel
+    from codeloupe.workspace import Folder as FolderState
 
     text = big_file()
     lines = text.split("\n")

@@ -126,7 +126,7 @@ def test_typing_at_the_end_of_a_function_or_of_the_file() -> None:
 def test_file_model_made_from_the_previous_one_is_the_same(language: str) -> None:
     """The language server makes each keystroke's FileModel from the previous one,
     keeping what the edit did not touch: equal to one made from scratch."""
-    from codeloupe.lsp.state import FileModel
+    from codeloupe.workspace import FileModel
 
     path, text = sources()[language]
     rng = random.Random(language + "model")

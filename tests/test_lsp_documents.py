@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
-from codeloupe.lsp.documents import BufferDocument, use_buffer_documents
+from codeloupe.lsp.pygls_compat import BufferDocument, use_buffer_documents
 
 PIECES = ["a", "bc", "\n", "\n", "\r\n", "\r", "é", "😀", "\u2028", "\x0c", "\t", "",
           "def f(x):\n    return x\n"]

@@ -206,7 +206,7 @@ def _e2e_problem() -> str | None:
 
 
 def _server_offers_related_functions() -> bool:
-    from codeloupe.lsp import hover
+    from codeloupe.lsp.features import hover
 
     return hasattr(hover, "RELATED_HEADING")
 

@@ -20,7 +20,7 @@ from ..config import Settings
 from ..embed import BACKENDS
 from ..graph import DEFAULT_MIN_CONFIDENCE
 from ..scan import DEFAULT_MAX_BYTES
-from .jsonrpc import shown
+from .pygls_compat.protocol import shown
 
 T = TypeVar("T")
 

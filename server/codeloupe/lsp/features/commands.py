@@ -5,7 +5,6 @@ InvalidParams error that names it."""
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import dataclasses
 import functools
 import logging
@@ -16,10 +15,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
-from .. import __version__
-from ..graph import Edge
-from .jsonrpc import shown
-from .options import (
+from ... import __version__
+from ...graph import Edge
+from ...workspace import Folder, Snapshot, SymRow
+from ..indexing import schedule_index
+from ..options import (
     AskArgs,
     CallChainArgs,
     OptionError,
@@ -29,15 +29,17 @@ from .options import (
     camel,
     read_strict,
 )
-from .server import CodeloupeServer  # resolved at run time: pygls reads the handlers' hints
-from .state import FolderState, Snapshot, SymRow
+from ..pygls_compat import COMMAND_PARAMS, shown
+from ..server import CodeloupeServer  # resolved at run time: pygls reads the handlers' hints
 
 if TYPE_CHECKING:
-    from ..index import Index
+    from ...index import Index
 
 T = TypeVar("T")
 log = logging.getLogger("codeloupe.lsp")
 INDEX_WAIT_S = 3.0  # how long a command waits for an index that is opening
+_ASK_REPORT_EVERY_S = 0.05
+REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
 
 SEARCH = "codeloupe.server.search"
 STATUS = "codeloupe.server.status"
@@ -58,7 +60,7 @@ def _args(cls: type[T], command: str, args: tuple[Any, ...], optional: bool = Fa
         raise JsonRpcInvalidParams(str(exc)) from None
 
 
-def _folder(ls: CodeloupeServer, uri: str | None, command: str) -> FolderState:
+def _folder(ls: CodeloupeServer, uri: str | None, command: str) -> Folder:
     try:
         return ls.folder_for(uri)
     except LookupError as exc:
@@ -67,8 +69,8 @@ def _folder(ls: CodeloupeServer, uri: str | None, command: str) -> FolderState:
 
 async def search(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """The object ``codeloupe search --json`` prints for one query."""
-    from ..languages import UnknownLanguageError
-    from ..search import SearchError
+    from ...languages import UnknownLanguageError
+    from ...search import SearchError
 
     a = _args(SearchArgs, SEARCH, args)
     folder = _folder(ls, a.folder, SEARCH)
@@ -95,7 +97,7 @@ async def _wait(event: asyncio.Event) -> None:
             pass
 
 
-async def _open_index(folder: FolderState, command: str) -> Index | None:
+async def _open_index(folder: Folder, command: str) -> Index | None:
     """The folder's index once it is open (waiting for that at most ``INDEX_WAIT_S``);
     None while it is still opening; RequestFailed when opening it failed."""
     await _wait(folder.opened)
@@ -106,7 +108,7 @@ async def _open_index(folder: FolderState, command: str) -> Index | None:
     return index
 
 
-def _folder_status(folder: FolderState) -> dict[str, object]:
+def _folder_status(folder: Folder) -> dict[str, object]:
     out: dict[str, object] = {
         "root": str(folder.root),
         "uri": folder.uri,
@@ -122,7 +124,7 @@ def _folder_status(folder: FolderState) -> dict[str, object]:
     return out
 
 
-def overall_state(folders: list[FolderState]) -> str:
+def overall_state(folders: list[Folder]) -> str:
     """``ready`` when every folder is, ``failed`` when one failed, else the state of
     the first folder that is not ready (``opening``, ``indexing``, ``embedding N/M``)."""
     labels = [f.label for f in folders]
@@ -151,8 +153,6 @@ async def status(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
 
 
 async def reindex(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
-    from .lifecycle import schedule_index
-
     a = _args(ReindexArgs, REINDEX, args, optional=True)
     folders = [_folder(ls, a.folder, REINDEX)] if a.folder else list(ls.folders.values())
     tasks = [schedule_index(ls, f) for f in folders]
@@ -199,7 +199,7 @@ async def call_chain(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     }
 
 
-def _step(ls: CodeloupeServer, folder: FolderState, edge: Edge) -> dict[str, object]:
+def _step(ls: CodeloupeServer, folder: Folder, edge: Edge) -> dict[str, object]:
     """One call site; ``col`` in the negotiated position encoding (UTF-16 code units
     unless agreed otherwise), like every position on the wire."""
     lines = ls.lines(folder, edge.site.path)
@@ -218,29 +218,8 @@ def _step(ls: CodeloupeServer, folder: FolderState, edge: Edge) -> dict[str, obj
 
 # --- ask ---------------------------------------------------------------------------------
 
-# The ExecuteCommandParams of the command being run (its workDoneToken): pygls hands a
-# command handler only the arguments, so the executeCommand handler is wrapped to keep them.
-_COMMAND_PARAMS: contextvars.ContextVar[types.ExecuteCommandParams | None] = (
-    contextvars.ContextVar("codeloupe_command_params", default=None))
-_ASK_REPORT_EVERY_S = 0.05
-REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed
-
-
-def keep_command_params(ls: CodeloupeServer) -> None:
-    """Wrap pygls's workspace/executeCommand handler so that a command can read its
-    own params (``workDoneToken``); the context variable is copied into the task."""
-    features = ls.protocol.fm.builtin_features
-    original = features[types.WORKSPACE_EXECUTE_COMMAND]
-
-    def execute_command(params: types.ExecuteCommandParams):  # noqa: ANN202 - a generator
-        _COMMAND_PARAMS.set(params)
-        return (yield from original(params))
-
-    features[types.WORKSPACE_EXECUTE_COMMAND] = execute_command
-
-
 def _ask_settings(ls: CodeloupeServer, a: AskArgs):  # noqa: ANN202 - config.Settings
-    from ..config import Settings
+    from ...config import Settings
 
     env = Settings.from_env()  # CODELOUPE_LLM_URL / _MODEL / _RERANKER when no setting says
     o = ls.options
@@ -266,7 +245,7 @@ class _AskProgress:
         self.token: types.ProgressToken | None = None
 
     async def begin(self, question: str) -> None:
-        params = _COMMAND_PARAMS.get()
+        params = COMMAND_PARAMS.get()
         token = params.work_done_token if params is not None else None
         if token is None:
             token = await self.ls.new_progress_token("ask")
@@ -298,8 +277,8 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     through ``$/progress`` reports. The endpoint is checked before the context is built
     (an unreachable one fails at once). Cancellable with ``$/cancelRequest`` or by
     cancelling the progress: the HTTP read in flight stops."""
-    from ..ask import AskError, answer_result, build_context, llm_config, messages_for, result_for
-    from ..llm import ChatClient, LLMCancelled, LLMError, chat
+    from ...ask import AskError, answer_result, build_context, llm_config, messages_for, result_for
+    from ...llm import ChatClient, LLMCancelled, LLMError, chat
 
     a = _args(AskArgs, ASK, args)
     if not a.question.strip():

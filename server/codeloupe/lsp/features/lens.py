@@ -4,8 +4,7 @@ Counting is a dictionary lookup in the call graph, so lenses carry their title a
 once (no ``codeLens/resolve`` round trip). The command id is empty: the lens is a
 label (VS Code renders a command-less lens as plain text). When the call graph
 changes (an edit in another file may add a caller here) the server asks the
-client to request lenses again (``workspace/codeLens/refresh``), at most once per
-``REFRESH_DEBOUNCE_S``.
+client to request lenses again (``workspace/codeLens/refresh``, ``lenses``).
 """
 
 from __future__ import annotations
@@ -15,15 +14,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .state import name_span
+from ...workspace import name_span
 
 if TYPE_CHECKING:
-    from .server import CodeloupeServer
+    from ..server import CodeloupeServer
 
 log = logging.getLogger("codeloupe.lsp")
 
 LENS_KINDS = frozenset({"function", "method", "constructor"})
-REFRESH_DEBOUNCE_S = 0.3
 
 
 def callers_title(n: int, by_name: int = 0) -> str:
@@ -56,27 +54,3 @@ async def code_lens(ls: CodeloupeServer, params: types.CodeLensParams) -> list[t
             data={"id": sym.id, "callers": n, "lowConfidenceCallers": by_name},
         ))
     return out
-
-
-def schedule_refresh(ls: CodeloupeServer) -> None:
-    """Ask the client to refresh code lenses soon (when it supports that)."""
-    caps = ls.client_capabilities.workspace if ls.client_capabilities else None
-    lens_caps = caps.code_lens if caps else None
-    if not (lens_caps and lens_caps.refresh_support) or ls.loop is None or ls.stopping.is_set():
-        return
-    if ls.lens_refresh is not None:
-        return  # one is on its way
-
-    def fire() -> None:
-        ls.lens_refresh = None
-        if ls.stopping.is_set():
-            return
-        try:
-            fut = ls.workspace_code_lens_refresh(None)
-        except Exception as exc:  # no connection any more
-            log.debug("codeloupe: codeLens refresh failed: %s", exc)
-            return
-        fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.debug(
-            "codeloupe: codeLens refresh failed: %s", f.exception()))
-
-    ls.lens_refresh = ls.loop.call_later(REFRESH_DEBOUNCE_S, fire)

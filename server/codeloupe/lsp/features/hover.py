@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..store import SymbolFilter
-from .hierarchy import at_position
-from .state import FolderState, Snapshot, SymRow, name_span
+from ...store import SymbolFilter
+from ...workspace import Folder, Snapshot, SymRow, name_span
+from ..convert import at_position
 
 if TYPE_CHECKING:
-    from ..index import Index
-    from .server import CodeloupeServer
+    from ...index import Index
+    from ..server import CodeloupeServer
 
 log = logging.getLogger("codeloupe.lsp")
 
@@ -39,7 +39,7 @@ def nearest(index: Index, sym_id: str, k: int, skip: set[str]) -> list[tuple[str
     return out[:k]
 
 
-async def related(ls: CodeloupeServer, folder: FolderState, snap: Snapshot, sym: SymRow,
+async def related(ls: CodeloupeServer, folder: Folder, snap: Snapshot, sym: SymRow,
                   skip: set[str]) -> list[SymRow]:
     """Nearest functions by embedding as the editor sees them (a symbol deleted in an
     unsaved buffer is not offered; lines come from the live model)."""
@@ -53,7 +53,7 @@ async def related(ls: CodeloupeServer, folder: FolderState, snap: Snapshot, sym:
     return [snap.rows[i] for i, _ in hits if i in snap.rows]
 
 
-def _link(ls: CodeloupeServer, folder: FolderState, sym: SymRow) -> str:
+def _link(ls: CodeloupeServer, folder: Folder, sym: SymRow) -> str:
     uri = ls.uri_of(folder, sym.path).replace("(", "%28").replace(")", "%29")
     label = sym.qualified_name.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
     return f"[{label}]({uri}#L{sym.start_line}) `{sym.path}:{sym.start_line}`"

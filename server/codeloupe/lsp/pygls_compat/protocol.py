@@ -33,7 +33,6 @@ reply and no message can end the loop.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -55,7 +54,7 @@ from pygls.protocol.json_rpc import (
 )
 
 if TYPE_CHECKING:
-    import threading
+    pass
 
 log = logging.getLogger("codeloupe.lsp")
 
@@ -67,8 +66,8 @@ INTERNAL_ERROR = -32603
 SERVER_NOT_INITIALIZED = -32002
 
 MAX_MESSAGE_BYTES = 512 * 2**20  # a body larger than this is read past and refused
-_DISCARD_CHUNK = 2**20
-_CONTENT_LENGTH = re.compile(rb"content-length:[ \t]*(\d{1,12})[ \t]*", re.IGNORECASE)
+DISCARD_CHUNK = 2**20
+CONTENT_LENGTH = re.compile(rb"content-length:[ \t]*(\d{1,12})[ \t]*", re.IGNORECASE)
 _SHOWN = 80  # characters of a client's value quoted back in an error
 
 
@@ -351,61 +350,3 @@ class CodeloupeProtocol(LanguageServerProtocol):
 
 def _valid_id(value: object) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-class PipeReader:
-    """pygls's reader interface over an asyncio stream: b"" at the end of input, and
-    a header line longer than the stream's limit is returned as a line of its own
-    (asyncio raises, which would end the read loop)."""
-
-    def __init__(self, stream: asyncio.StreamReader) -> None:
-        self.stream = stream
-
-    async def readline(self) -> bytes:
-        try:
-            return await self.stream.readline()
-        except ValueError:  # LimitOverrunError: asyncio dropped the line (or its start)
-            return b"<a header line too long>\r\n"
-
-    async def readexactly(self, n: int) -> bytes:
-        try:
-            return await self.stream.readexactly(n)
-        except asyncio.IncompleteReadError:
-            return b""
-
-
-async def read_messages(stop_event: threading.Event, reader: Any, protocol: CodeloupeProtocol) -> None:
-    """The base protocol's framing (``Content-Length`` headers, then the body) until
-    the end of input, in place of pygls 2.1.1's ``run_async``: every body goes to
-    ``protocol.receive``, which answers what is wrong with it. Header lines that are
-    not ``Content-Length`` are skipped; a body over ``MAX_MESSAGE_BYTES`` is read
-    past in chunks and refused."""
-    while not stop_event.is_set():
-        length: int | None = None
-        while True:
-            line = await reader.readline()
-            if not line:
-                return  # the end of input
-            stripped = line.strip()
-            if not stripped:
-                if length is not None:
-                    break
-                continue  # a blank line before any header
-            match = _CONTENT_LENGTH.fullmatch(stripped)
-            if match and length is None:
-                length = int(match.group(1))
-        if length > MAX_MESSAGE_BYTES:
-            left = length
-            while left:
-                chunk = await reader.readexactly(min(left, _DISCARD_CHUNK))
-                if not chunk:
-                    return
-                left -= len(chunk)
-            protocol.reply_error(None, INVALID_REQUEST,
-                                 f"a message of {length:,} bytes is over the limit of "
-                                 f"{MAX_MESSAGE_BYTES:,}; it was read past and ignored")
-            continue
-        body = await reader.readexactly(length) if length else b""
-        if len(body) < length:
-            return  # the input ended inside the body
-        protocol.receive(body)

@@ -15,89 +15,43 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from lsprotocol import types
-
 from ..buffer import DocTree, update
-from ..languages import LANGUAGES, language_for_path
+from ..index import Index
+from ..languages import language_for_path
+from ..model import FileExtraction
 from ..safeio import read_repo_file
-from .state import FileModel, FolderState, Snapshot
+from ..workspace import FileModel, Folder, Snapshot
+from .embedding import load_model
+from .lenses import schedule_refresh
 from .trace import mark
 
 if TYPE_CHECKING:
-    from ..index import Index
-    from ..model import FileExtraction
     from .server import CodeloupeServer
 
 log = logging.getLogger("codeloupe.lsp")
 
-WATCH_REGISTRATION_ID = "codeloupe/watched-files"
-WATCH_DEBOUNCE_S = 0.3  # a branch switch sends many events: one index run for them all
 WRITE_DEBOUNCE_S = 0.25  # quiet time before an edited buffer's rows are written
 OPTIMIZE_EVERY = 50  # buffer writes between two maybe_optimize() checks
 EMBED_COMMIT_EVERY = 16  # re-embedded symbols per commit: how soon a shutdown takes effect
 
 
-def did_open(ls: CodeloupeServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.trees.pop(params.text_document.uri, None)  # opened again: parse from scratch
-    ls.too_large.pop(params.text_document.uri, None)
-    _schedule(ls, params.text_document.uri)
+def after_buffer(ls: CodeloupeServer, uri: str, make: Callable[[], Awaitable[object]]) -> None:
+    """Run ``make()`` once the document's current update (if any) has ended."""
+    ls.serial.then(("buffer", uri), make, f"updating {uri}")
 
 
-def did_change(ls: CodeloupeServer, params: types.DidChangeTextDocumentParams) -> None:
-    _schedule(ls, params.text_document.uri)
+def forget(ls: CodeloupeServer, uri: str) -> None:
+    """Drop a closed document's debounced work (its buffer is not the file: nothing is lost)."""
+    ls.debounce.cancel(("embed", uri))
+    ls.debounce.cancel(("write", uri))
 
 
-def did_save(ls: CodeloupeServer, params: types.DidSaveTextDocumentParams) -> None:
-    located = ls.locate(params.text_document.uri)
-    if located is None or ls.stopping.is_set():
-        return
-    folder, rel = located
-    _after_buffer(ls, params.text_document.uri, _refresh_from_disk(ls, folder, rel, keep_live=True))
-
-
-def did_close(ls: CodeloupeServer, params: types.DidCloseTextDocumentParams) -> None:
-    uri = params.text_document.uri
-    located = ls.locate(uri)
-    if located is None or ls.stopping.is_set():
-        return
-    folder, rel = located
-    folder.drop_live(rel)
-    ls.trees.pop(uri, None)
-    ls.buffer_lines.pop(uri, None)
-    ls.too_large.pop(uri, None)
-    ls.too_large_told.discard(uri)
-    timer = ls.embed_timers.pop(uri, None)
-    if timer is not None:
-        timer.cancel()
-    pending = ls.write_timers.pop(uri, None)
-    if pending is not None:
-        pending[0].cancel()
-    _after_buffer(ls, uri, _refresh_from_disk(ls, folder, rel, keep_live=False))
-
-
-def _after_buffer(ls: CodeloupeServer, uri: str, coro) -> None:  # noqa: ANN001
-    previous = ls.buffer_tasks.get(uri)
-
-    async def run() -> None:
-        if previous is not None and not previous.done():
-            await asyncio.gather(previous, return_exceptions=True)
-        await coro
-
-    task = asyncio.ensure_future(run())
-    ls.buffer_tasks[uri] = task
-    task.add_done_callback(lambda t: _forget(ls, uri, t))
-
-
-def _forget(ls: CodeloupeServer, uri: str, task: asyncio.Future) -> None:
-    if ls.buffer_tasks.get(uri) is task:
-        del ls.buffer_tasks[uri]
-    if not task.cancelled() and task.exception() is not None:
-        log.error("codeloupe: updating %s failed: %s", uri, task.exception())
-
-
-def _schedule(ls: CodeloupeServer, uri: str) -> None:
+def schedule(ls: CodeloupeServer, uri: str) -> None:
+    """A buffer changed: re-extract it (a task of its own; an older one that finishes
+    late is dropped), or set it aside when it is over ``maxFileBytes``."""
     located = ls.locate(uri)
     if located is None or ls.stopping.is_set():
         return
@@ -117,9 +71,8 @@ def _schedule(ls: CodeloupeServer, uri: str) -> None:
         tree = ls.trees[uri] = DocTree(language)
     tree.latest = version
     # Each change gets its own task; an older one that finishes late is dropped.
-    task = asyncio.ensure_future(_extract(ls, folder, uri, rel, text, version, tree))
-    ls.buffer_tasks[uri] = task
-    task.add_done_callback(lambda t: _forget(ls, uri, t))
+    ls.serial.track(("buffer", uri), asyncio.ensure_future(
+        _extract(ls, folder, uri, rel, text, version, tree)), f"updating {uri}")
 
 
 def _over_limit(text: str, limit: int) -> bool:
@@ -133,7 +86,7 @@ def _over_limit(text: str, limit: int) -> bool:
     return len(text.encode("utf-8", "surrogatepass")) > limit
 
 
-def _set_aside(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str) -> None:
+def _set_aside(ls: CodeloupeServer, folder: Folder, uri: str, rel: str, text: str) -> None:
     """A buffer over maxFileBytes, as the disk scan skips such a file: pygls keeps its
     text (so later edits still apply), but it is not parsed, extracted, written to
     the store or embedded, and the features answer nothing for it. The first time
@@ -145,14 +98,9 @@ def _set_aside(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, tex
     ls.too_large[uri] = size
     ls.trees.pop(uri, None)
     ls.buffer_lines.pop(uri, None)
-    timer = ls.embed_timers.pop(uri, None)
-    if timer is not None:
-        timer.cancel()
-    pending = ls.write_timers.pop(uri, None)
-    if pending is not None:
-        pending[0].cancel()
+    forget(ls, uri)
     if rel in folder.live:
-        _after_buffer(ls, uri, _refresh_from_disk(ls, folder, rel, keep_live=False))
+        after_buffer(ls, uri, lambda: refresh_from_disk(ls, folder, rel, keep_live=False))
     if uri not in ls.too_large_told:
         ls.too_large_told.add(uri)
         limit = ls.options.max_file_bytes
@@ -169,7 +117,7 @@ def _current_version(ls: CodeloupeServer, uri: str) -> int | None:
     return doc.version if doc is not None else None
 
 
-async def _extract(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str,
+async def _extract(ls: CodeloupeServer, folder: Folder, uri: str, rel: str, text: str,
                    version: int | None, tree: DocTree) -> None:
     made = await ls.parse(_update_model, tree, rel, text, version)
     mark("extract-back")
@@ -177,7 +125,7 @@ async def _extract(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str,
         return  # a newer version arrived meanwhile: its own task wins
     extraction, model = made
     folder.set_live(model)
-    _graph_now(ls, folder)
+    graph_now(ls, folder)
     store_buffer(ls, folder, uri, rel, text, version, extraction)
 
 
@@ -198,7 +146,7 @@ def _update_model(tree: DocTree, rel: str, text: str,
     return extraction, model
 
 
-def _snapshot(folder: FolderState) -> Snapshot:
+def _snapshot(folder: Folder) -> Snapshot:
     mark("snapshot-start")
     try:
         return folder.snapshot()
@@ -206,11 +154,9 @@ def _snapshot(folder: FolderState) -> Snapshot:
         mark("snapshot-end")
 
 
-def _graph_now(ls: CodeloupeServer, folder: FolderState) -> None:
+def graph_now(ls: CodeloupeServer, folder: Folder) -> None:
     """Update the call graph at once (a reader thread swaps the file in), so the
     next call hierarchy or hover does not pay for it; then refresh code lenses."""
-    from .lens import schedule_refresh
-
     if ls.stopping.is_set():
         return
     fut = asyncio.ensure_future(ls.read(_snapshot, folder))
@@ -227,7 +173,7 @@ def _graph_now(ls: CodeloupeServer, folder: FolderState) -> None:
     schedule_refresh(ls)
 
 
-def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, text: str,
+def store_buffer(ls: CodeloupeServer, folder: Folder, uri: str, rel: str, text: str,
                  version: int | None, extraction=None) -> None:  # noqa: ANN001
     """Write a buffer's rows in the writer after a short debounce (typing does not
     turn every keystroke into a table version; readers of the store call
@@ -249,7 +195,6 @@ def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, t
             index.store.maybe_optimize()  # many small writes: compact now and then
 
     def submit() -> None:
-        ls.write_timers.pop(uri, None)
         if ls.stopping.is_set() or not ls.has_folder(folder):
             return  # (a folder removed from the workspace: its writer is shut down)
         fut = loop.run_in_executor(folder.writer(), write)
@@ -262,22 +207,15 @@ def store_buffer(ls: CodeloupeServer, folder: FolderState, uri: str, rel: str, t
 
         fut.add_done_callback(done)
 
-    pending = ls.write_timers.pop(uri, None)
-    if pending is not None:
-        pending[0].cancel()
-    ls.write_timers[uri] = (loop.call_later(WRITE_DEBOUNCE_S, submit), submit)
+    ls.debounce.call_later(("write", uri), WRITE_DEBOUNCE_S, submit)
     _debounce_embed(ls, folder, uri)
 
 
-def _debounce_embed(ls: CodeloupeServer, folder: FolderState, uri: str) -> None:
+def _debounce_embed(ls: CodeloupeServer, folder: Folder, uri: str) -> None:
     if not ls.options.embeddings or ls.loop is None:
         return
-    timer = ls.embed_timers.pop(uri, None)
-    if timer is not None:
-        timer.cancel()
 
     def fire() -> None:
-        ls.embed_timers.pop(uri, None)
         index = folder.index
         if index is None or ls.stopping.is_set() or folder.state in ("indexing", "embedding"):
             return  # the index run embeds whatever is pending when it gets there
@@ -287,15 +225,13 @@ def _debounce_embed(ls: CodeloupeServer, folder: FolderState, uri: str) -> None:
         fut.add_done_callback(lambda f: f.cancelled() or f.exception() is None or log.error(
             "codeloupe: embedding failed: %s", f.exception()))
 
-    ls.embed_timers[uri] = ls.loop.call_later(ls.options.embed_debounce_ms / 1000, fire)
+    ls.debounce.call_later(("embed", uri), ls.options.embed_debounce_ms / 1000, fire)
 
 
-async def _embed(ls: CodeloupeServer, folder: FolderState, index: Index) -> None:
+async def _embed(ls: CodeloupeServer, folder: Folder, index: Index) -> None:
     """Re-embed what is pending: the model loads in the loader thread (a shutdown does
     not wait for that), the embedding runs in the folder's writer and stops at its
     next commit when the server shuts down."""
-    from .lifecycle import load_model
-
     await load_model(ls, index)
     if ls.stopping.is_set():
         return
@@ -303,31 +239,21 @@ async def _embed(ls: CodeloupeServer, folder: FolderState, index: Index) -> None
                       should_stop=ls.stopping.is_set)
 
 
-async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
-                             keep_live: bool) -> None:
+async def refresh_from_disk(ls: CodeloupeServer, folder: Folder, rel: str,
+                            keep_live: bool) -> None:
+    """Bring a saved or closed file's rows back to what is on disk (``keep_live``: the
+    buffer stays the model, and is written over the file's rows if it differs). A
+    file over ``maxFileBytes`` on disk loses its rows (``Index.refresh_file`` reads
+    as the disk scan does)."""
     index = folder.index
     if index is None or not ls.has_folder(folder):
-        return
-    try:
-        on_disk_size: int | None = (folder.root / rel).stat().st_size
-    except OSError:
-        on_disk_size = None
-    if on_disk_size is not None and on_disk_size > ls.options.max_file_bytes:
-        # index.refresh_file would parse it whatever its size: the incremental run
-        # leaves it out (and drops its rows), as the first run did
-        from .lifecycle import schedule_index
-
-        if not keep_live:
-            folder.drop_live(rel)
-            _graph_now(ls, folder)
-        schedule_index(ls, folder, report_progress=False)
         return
     await ls.write_in(folder, index.refresh_file, rel)
     models = FileModel.group_rows(*await ls.read(index.load_rows, [rel]))
     folder.set_disk(models, [rel])
     if not keep_live:
         folder.drop_live(rel)
-        _graph_now(ls, folder)
+        graph_now(ls, folder)
         return
     # Saved, but typing may have gone on meanwhile: the store must hold the buffer.
     uri = ls.uri_of(folder, rel)
@@ -341,60 +267,3 @@ async def _refresh_from_disk(ls: CodeloupeServer, folder: FolderState, rel: str,
             on_disk = None
         if doc.source != on_disk:
             store_buffer(ls, folder, uri, rel, doc.source, doc.version)
-
-
-# --- files changed outside the editor --------------------------------------------------------
-
-
-async def register_file_watchers(ls: CodeloupeServer) -> bool:
-    """Ask the client to watch every file of a supported language (dynamic registration)."""
-    caps = ls.client_capabilities.workspace
-    watched = caps.did_change_watched_files if caps else None
-    if not (watched and watched.dynamic_registration):
-        return False
-    extensions = sorted({ext.lstrip(".") for spec in LANGUAGES for ext in spec.extensions})
-    pattern = "**/*.{" + ",".join(extensions) + "}"
-    try:
-        await ls.client_answer(ls.client_register_capability_async(types.RegistrationParams(registrations=[
-            types.Registration(
-                id=WATCH_REGISTRATION_ID,
-                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                    watchers=[types.FileSystemWatcher(glob_pattern=pattern)]),
-            )
-        ])))
-    except Exception as exc:
-        log.warning("codeloupe: the client did not register file watchers: %s", exc)
-        return False
-    return True
-
-
-def did_change_watched_files(ls: CodeloupeServer, params: types.DidChangeWatchedFilesParams) -> None:
-    """Re-index the folders whose files changed on disk (after a short debounce). The
-    run is the same incremental sync as at start-up: it honours .gitignore and the
-    include/exclude globs, re-parses only changed files and writes open buffers back
-    over what it read. A file open in the editor is left to didSave/didClose."""
-    from .lifecycle import schedule_index
-
-    if ls.stopping.is_set() or ls.loop is None:
-        return
-    folders: dict[str, FolderState] = {}
-    for change in params.changes:
-        located = ls.locate(change.uri)
-        if located is None:
-            continue
-        folder, rel = located
-        if rel in folder.live:
-            continue
-        folders[str(folder.root)] = folder
-    for root, folder in folders.items():
-        timer = ls.watch_timers.pop(root, None)
-        if timer is not None:
-            timer.cancel()
-
-        def fire(root: str = root, folder: FolderState = folder) -> None:
-            ls.watch_timers.pop(root, None)
-            if not ls.stopping.is_set():
-                schedule_index(ls, folder, report_progress=False)
-
-        ls.watch_timers[root] = ls.loop.call_later(WATCH_DEBOUNCE_S, fire)

@@ -3,69 +3,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..graph import Edge, _path_matches
-from .state import FolderState, Snapshot, SymRow, innermost, name_span, ref_at
-from .symbols import is_file_unit, selection_range, symbol_kind, symbol_range
-from .trace import mark
+from ...graph import Edge
+from ...workspace import Folder, Snapshot, SymRow
+from ..convert import at_position, is_file_unit, selection_range, symbol_kind, symbol_range
+from ..trace import mark
 
 if TYPE_CHECKING:
-    from .server import CodeloupeServer
-
-
-@dataclass
-class Found:
-    folder: FolderState
-    snap: Snapshot
-    targets: list[SymRow]  # what the cursor names: a definition, or what a reference resolves to
-    ref: dict | None  # the reference under the cursor, if any
-    enclosing: SymRow | None  # the innermost symbol around the cursor
-
-
-async def at_position(ls: CodeloupeServer, uri: str, position: types.Position) -> Found | None:
-    ctx = await ls.document(uri)
-    if ctx is None or ctx.model is None:
-        return None
-    folder, rel, fm = ctx.folder, ctx.rel, ctx.model
-    snap = await ls.snapshot(folder)
-    mark("at-snap")
-    lines = ls.lines(folder, rel)
-    line1, col = ls.positions.from_wire(lines, position)
-    ref = ref_at(fm, line1, col)
-    targets: list[SymRow] = []
-    if ref is not None:
-        targets = _resolve_ref(snap, ref)
-    else:
-        for s in fm.symbols:
-            # a name is looked for in a symbol's first 6 lines (name_span)
-            if is_file_unit(s) or not s.start_line <= line1 < s.start_line + 6:
-                continue
-            line0, c0, c1 = name_span(s, lines)
-            if line0 == line1 - 1 and c0 <= col <= c1:
-                targets = [s]
-                break
-    enclosing = innermost(fm, line1, col)
-    return Found(folder, snap, targets, ref, enclosing)
-
-
-def _resolve_ref(snap: Snapshot, ref: dict) -> list[SymRow]:
-    ids: list[str] = []
-    if ref["kind"] == "call":
-        for edge in snap.graph.out_edges.get(ref["enclosing"], []):
-            if edge.site.line == ref["line"] and edge.site.col == ref["col"]:
-                ids.append(edge.target)
-    else:
-        name = ref.get("original") or ref["name"]
-        candidates = snap.graph.by_name.get(name, [])
-        if ref["kind"] == "import" and ref.get("source"):
-            matched = [c for c in candidates if _path_matches(c.path, ref["source"])]
-            candidates = matched or candidates
-        ids = [c.id for c in candidates]
-    return [snap.rows[i] for i in dict.fromkeys(ids) if i in snap.rows]
+    from ..server import CodeloupeServer
 
 
 def _site_range(ls: CodeloupeServer, lines: list[str], edge: Edge) -> types.Range:
@@ -80,7 +28,7 @@ async def definition(ls: CodeloupeServer, params: types.DefinitionParams) -> lis
     return [_name_location(ls, found.folder, s) for s in found.targets]
 
 
-def _name_location(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> types.Location:
+def _name_location(ls: CodeloupeServer, folder: Folder, s: SymRow) -> types.Location:
     lines = ls.lines(folder, s.path)
     return types.Location(uri=ls.uri_of(folder, s.path), range=selection_range(ls, lines, s))
 
@@ -108,7 +56,7 @@ async def references(ls: CodeloupeServer, params: types.ReferenceParams) -> list
 # --- call hierarchy --------------------------------------------------------------------------
 
 
-def _item(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> types.CallHierarchyItem:
+def _item(ls: CodeloupeServer, folder: Folder, s: SymRow) -> types.CallHierarchyItem:
     lines = ls.lines(folder, s.path)
     rng = symbol_range(ls, lines, s)
     sel = selection_range(ls, lines, s)
@@ -140,7 +88,7 @@ async def prepare_call_hierarchy(
 
 async def _item_symbol(
     ls: CodeloupeServer, item: types.CallHierarchyItem
-) -> tuple[FolderState, Snapshot, str] | None:
+) -> tuple[Folder, Snapshot, str] | None:
     data = item.data if isinstance(item.data, dict) else {}
     located = ls.locate(item.uri)
     if located is None:

@@ -8,55 +8,16 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .state import FolderState, SymRow, name_span
+from ...workspace import Folder, SymRow
+from ..convert import is_file_unit, location, selection_range, symbol_kind, symbol_range
 
 if TYPE_CHECKING:
-    from .server import CodeloupeServer
+    from ..server import CodeloupeServer
 
 log = logging.getLogger("codeloupe.lsp")
 
-SYMBOL_KINDS: dict[str, types.SymbolKind] = {
-    "function": types.SymbolKind.Function,
-    "method": types.SymbolKind.Method,
-    "constructor": types.SymbolKind.Constructor,
-    "class": types.SymbolKind.Class,
-    "struct": types.SymbolKind.Struct,
-    "interface": types.SymbolKind.Interface,
-    "trait": types.SymbolKind.Interface,
-    "enum": types.SymbolKind.Enum,
-    "union": types.SymbolKind.Struct,
-    "module": types.SymbolKind.Module,
-    "impl": types.SymbolKind.Class,
-    "object": types.SymbolKind.Object,
-    "type": types.SymbolKind.Class,
-}
 WORKSPACE_SYMBOL_LIMIT = 100
 SEMANTIC_FALLBACK_K = 20
-
-
-def is_file_unit(sym: SymRow) -> bool:
-    return sym.kind == "module" and sym.parent is None
-
-
-def symbol_kind(sym: SymRow) -> types.SymbolKind:
-    if is_file_unit(sym):
-        return types.SymbolKind.File
-    return SYMBOL_KINDS.get(sym.kind, types.SymbolKind.Variable)
-
-
-def symbol_range(ls: CodeloupeServer, lines: list[str], sym: SymRow) -> types.Range:
-    return ls.positions.range(lines, sym.start_line - 1, sym.start_col, sym.end_line - 1, sym.end_col)
-
-
-def selection_range(ls: CodeloupeServer, lines: list[str], sym: SymRow) -> types.Range:
-    line0, c0, c1 = name_span(sym, lines)
-    return ls.positions.range(lines, line0, c0, line0, c1)
-
-
-def location(ls: CodeloupeServer, folder: FolderState, sym: SymRow,
-             lines: list[str] | None = None) -> types.Location:
-    lines = ls.lines(folder, sym.path) if lines is None else lines
-    return types.Location(uri=ls.uri_of(folder, sym.path), range=symbol_range(ls, lines, sym))
 
 
 async def document_symbol(
@@ -140,7 +101,7 @@ async def workspace_symbol(
 ) -> list[types.WorkspaceSymbol]:
     await ls.settle()
     query = params.query.strip()
-    scored: list[tuple[float, FolderState, SymRow]] = []
+    scored: list[tuple[float, Folder, SymRow]] = []
     compact = query.replace(" ", "")
     for folder in ls.folders.values():
         for fm in folder.files():
@@ -157,7 +118,7 @@ async def workspace_symbol(
     return [_workspace_symbol(ls, folder, s) for _, folder, s in found]
 
 
-def _workspace_symbol(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> types.WorkspaceSymbol:
+def _workspace_symbol(ls: CodeloupeServer, folder: Folder, s: SymRow) -> types.WorkspaceSymbol:
     parent = s.qualified_name.rsplit(".", 1)[0] if "." in s.qualified_name else None
     return types.WorkspaceSymbol(
         name=s.name, kind=symbol_kind(s), location=location(ls, folder, s),
@@ -165,10 +126,10 @@ def _workspace_symbol(ls: CodeloupeServer, folder: FolderState, s: SymRow) -> ty
     )
 
 
-async def _semantic(ls: CodeloupeServer, query: str) -> list[tuple[float, FolderState, SymRow]]:
+async def _semantic(ls: CodeloupeServer, query: str) -> list[tuple[float, Folder, SymRow]]:
     if not ls.options.embeddings:
         return []
-    out: list[tuple[float, FolderState, SymRow]] = []
+    out: list[tuple[float, Folder, SymRow]] = []
     for folder in ls.folders.values():
         if folder.index is None:
             continue
