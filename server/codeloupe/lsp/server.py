@@ -12,6 +12,7 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,9 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..buffer import DocTree
+from ..index import Index
 from ..languages import language_for_path
+from ..search import Searcher
 from ..workspace import Debouncer, FileModel, Folder, Jobs, Serial, Snapshot, indexes_alive
 from .options import ServerOptions
 from .positions import Converter, disk_lines
@@ -95,6 +98,9 @@ class CodeloupeServer(WireIO, LanguageServer):
         self.buffer_lines: dict[str, tuple[str, list[str]]] = {}  # uri → (text, its lines)
         # folder uri → (model generation, the graph update started for it)
         self.graph_updates: dict[str, tuple[int, asyncio.Future[Snapshot]]] = {}
+        # one Searcher an index (it owns a thread for the vector half of a hybrid query),
+        # gone with the index
+        self._searchers: weakref.WeakKeyDictionary[Index, Searcher] = weakref.WeakKeyDictionary()
 
     # --- executors ---------------------------------------------------------------------
 
@@ -213,6 +219,17 @@ class CodeloupeServer(WireIO, LanguageServer):
         if uri in self.too_large:  # over maxFileBytes: not parsed, so nothing to answer from
             return DocContext(folder, rel, None)
         return DocContext(folder, rel, folder.file(rel))
+
+    def searcher(self, folder: Folder) -> Searcher:
+        """The searcher of a folder's open index: one an index, not one (and a thread)
+        a request. LookupError while the index is not open."""
+        index = folder.index
+        if index is None:
+            raise LookupError(f"{folder.root} has no index yet")
+        searcher = self._searchers.get(index)
+        if searcher is None:
+            searcher = self._searchers[index] = Searcher(index)
+        return searcher
 
     def has_folder(self, folder: Folder) -> bool:
         """Whether the folder is still in the workspace (didChangeWorkspaceFolders may

@@ -2,7 +2,7 @@
 its index (opened once, reopened when settings change what is indexed), the phase
 of its index run, the model of its files (``disk`` from the index, ``live`` editor
 buffers over it, one ``generation`` a change), the call graph of that model
-(``graphs.GraphCache``), its writer thread and its searcher.
+(``graphs.GraphCache``), and its writer thread.
 
 The model is changed on one thread (the language server's event loop); the
 graph is made from it in reader threads, one update per generation."""
@@ -17,7 +17,6 @@ from pathlib import Path
 
 from ..graph import store_key
 from ..index import Index, IndexReport
-from ..search import Searcher
 from .graphs import GraphCache, Snapshot
 from .jobs import Jobs
 from .model import FileModel
@@ -68,7 +67,6 @@ class Folder:
     # disk sync; None after a partial one): a saved call graph with this key is ``disk``'s
     disk_key: str | None = None
     graphs: GraphCache = field(init=False, repr=False, compare=False)
-    _searcher: Searcher | None = None
     _writer: Jobs | None = None
 
     def __post_init__(self) -> None:
@@ -100,7 +98,6 @@ class Folder:
         next run opens it again, and readers wait for that."""
         self.dropped_index = self.dropped_index or self.index is not None
         self.index = None
-        self._searcher = None  # (it holds the index)
         self.state = "opening"
         self.opened.clear()
 
@@ -125,17 +122,6 @@ class Folder:
         if self._writer is not None:
             self._writer.shutdown(wait=wait)
         return self._writer
-
-    def searcher(self) -> Searcher:
-        """One Searcher per index (it owns a thread for the vector half of a hybrid
-        query): not a new one, and a new thread, per request."""
-        index = self.index
-        if index is None:
-            raise LookupError(f"{self.root} has no index yet")
-        searcher = self._searcher
-        if searcher is None or searcher.index is not index:
-            searcher = self._searcher = Searcher(index)
-        return searcher
 
     # --- the model --------------------------------------------------------------------
 

@@ -81,7 +81,7 @@ async def search(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     await ls.flush()
     mode = a.mode if ls.options.embeddings else "fts"
     try:
-        resp = await ls.read(folder.searcher().search, a.query, a.k, lang=a.lang,
+        resp = await ls.read(ls.searcher(folder).search, a.query, a.k, lang=a.lang,
                              path=a.path, kind=a.kind, mode=mode)
     except (SearchError, UnknownLanguageError) as exc:
         raise JsonRpcInvalidParams(f"{SEARCH}: {exc}") from None

@@ -134,7 +134,7 @@ async def _semantic(ls: CodeloupeServer, query: str) -> list[tuple[float, Folder
         if folder.index is None:
             continue
         try:
-            resp = await ls.read(folder.searcher().search, query, SEMANTIC_FALLBACK_K)
+            resp = await ls.read(ls.searcher(folder).search, query, SEMANTIC_FALLBACK_K)
         except Exception as exc:  # a query the full-text parser rejects, a model error
             log.warning("codeloupe: semantic workspace/symbol failed: %s", exc)
             continue
