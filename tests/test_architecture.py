@@ -18,15 +18,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "server" / "codeloupe"
 
 # The units from the bottom up: a unit may import its own modules and any unit of a
 # lower rank, never one of a higher rank ("languages <- extract <- graph; embed,
-# store <- workspace <- search/ask <- lsp, mcp, cli").
+# store <- index <- search <- workspace <- ask <- lsp, mcp, cli").
 RANKS: dict[str, int] = {
     "errors": 0, "model": 0, "safeio": 0, "userkey": 0, "workers": 0,
     "languages": 1, "resolve": 1, "embed": 1, "store": 1, "scan": 1, "indexdir": 1, "llm": 1,
     "extract": 2, "config": 2,
     "buffer": 3, "graph": 3, "graph_store": 3,
     "index": 4,
-    "workspace": 5,
-    "search": 6,
+    "search": 5,
+    "workspace": 6,
     "ask": 7,
     "lsp": 8, "mcp": 8, "cli": 8, "__main__": 9,
     "version": 0,  # codeloupe/__init__.py: __version__ and nothing else

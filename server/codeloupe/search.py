@@ -136,6 +136,11 @@ class Searcher:
         # only ever given one column search, never work that waits on it: no deadlock
         self._column_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeloupe-search-column")
 
+    def close(self) -> None:
+        """Let its threads go once the searches running now have ended."""
+        self._pool.shutdown(wait=False)
+        self._column_pool.shutdown(wait=False)
+
     def _filter(self, lang: str | None, path: str | None, kind: str | None) -> SymbolFilter | None:
         if not (lang or path or kind):
             return None

@@ -12,7 +12,6 @@ import os
 import threading
 import time
 import uuid
-import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,6 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..buffer import DocTree
-from ..index import Index
 from ..languages import language_for_path
 from ..search import Searcher
 from ..workspace import Debouncer, FileModel, Folder, Jobs, Serial, Snapshot, indexes_alive
@@ -100,7 +98,6 @@ class CodeloupeServer(WireIO, LanguageServer):
         self.graph_updates: dict[str, tuple[int, asyncio.Future[Snapshot]]] = {}
         # one Searcher an index (it owns a thread for the vector half of a hybrid query),
         # gone with the index
-        self._searchers: weakref.WeakKeyDictionary[Index, Searcher] = weakref.WeakKeyDictionary()
 
     # --- executors ---------------------------------------------------------------------
 
@@ -223,13 +220,7 @@ class CodeloupeServer(WireIO, LanguageServer):
     def searcher(self, folder: Folder) -> Searcher:
         """The searcher of a folder's open index: one an index, not one (and a thread)
         a request. LookupError while the index is not open."""
-        index = folder.index
-        if index is None:
-            raise LookupError(f"{folder.root} has no index yet")
-        searcher = self._searchers.get(index)
-        if searcher is None:
-            searcher = self._searchers[index] = Searcher(index)
-        return searcher
+        return folder.searcher()
 
     def has_folder(self, folder: Folder) -> bool:
         """Whether the folder is still in the workspace (didChangeWorkspaceFolders may

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..graph import store_key
 from ..index import Index, IndexReport
+from ..search import Searcher
 from .graphs import GraphCache, Snapshot
 from .jobs import Jobs
 from .model import FileModel
@@ -67,10 +68,25 @@ class Folder:
     # disk sync; None after a partial one): a saved call graph with this key is ``disk``'s
     disk_key: str | None = None
     graphs: GraphCache = field(init=False, repr=False, compare=False)
+    _searcher: Searcher | None = field(default=None, repr=False, compare=False)
     _writer: Jobs | None = None
 
     def __post_init__(self) -> None:
         self.graphs = GraphCache(lambda: self.index, self._submit_save)
+
+    def searcher(self) -> Searcher:
+        """The searcher of the open index: one an index, not one (and a thread) a
+        request; a re-opened index gets a new one. It lives with the folder (never in
+        a cache keyed by the index, which it holds: that would keep a removed folder's
+        index and model alive). LookupError while the index is not open."""
+        index = self.index
+        if index is None:
+            raise LookupError(f"{self.root} has no index yet")
+        if self._searcher is None or self._searcher.index is not index:
+            if self._searcher is not None:
+                self._searcher.close()
+            self._searcher = Searcher(index)
+        return self._searcher
 
     @property
     def label(self) -> str:
