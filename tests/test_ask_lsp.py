@@ -52,7 +52,7 @@ async def test_ask_streams_the_answer_through_progress(client: LanguageClient,
                                                        llm: LLMServer) -> None:
     result = await _ask(client, {"question": QUESTION}, token="ask-1")
     assert set(result) == {"answer", "sources", "unverified_citations", "model",
-                           "context_tokens", "state"}
+                           "context_tokens", "citations", "snippets", "state"}
     assert result["state"] == "ready"
     assert result["model"] == "fake-coder" and 0 < result["context_tokens"] <= 800
     assert result["sources"][0] == {"path": "src/shop/http.py", "start_line": 8, "end_line": 15,

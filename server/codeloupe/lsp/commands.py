@@ -17,6 +17,15 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 from .. import __version__
+from ..ask import (
+    AskError,
+    answer_result,
+    build_context,
+    llm_config,
+    messages_for,
+    result_for,
+)
+from ..ask.llm import ChatClient, LLMCancelled, LLMError, chat
 from ..graph import Edge
 from .jsonrpc import shown
 from .options import (
@@ -298,9 +307,6 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     through ``$/progress`` reports. The endpoint is checked before the context is built
     (an unreachable one fails at once). Cancellable with ``$/cancelRequest`` or by
     cancelling the progress: the HTTP read in flight stops."""
-    from ..ask import AskError, answer_result, build_context, llm_config, messages_for, result_for
-    from ..llm import ChatClient, LLMCancelled, LLMError, chat
-
     a = _args(AskArgs, ASK, args)
     if not a.question.strip():
         raise JsonRpcInvalidParams(f"{ASK}: 'question' must not be empty")
