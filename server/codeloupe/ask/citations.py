@@ -5,10 +5,11 @@ A citation is a relative path with an extension, then ``:line`` or
 ``:start-end``: ``src/shop/http.py:12``, ``src/shop/http.py:8-15``, also
 ``./web/upload.js:L8–L13`` (an ``L`` before a number, an en or em dash, spaces
 or tabs around it) and an absolute path under the root. It is not part of a
-URL or a longer path (``https://host.com:8443/x``, ``a/b.py:3/4``), and a line
-number is 1 to 999,999,999. Citations are found everywhere in the text, code
-spans and fenced blocks included: what a client links is its own markdown
-business, it gets every citation's offsets.
+URL or a longer path (``https://host.com:8443/x``, ``a/b.py:3/4``, ``C:\\a.py:3``,
+``a.py:3x``), and a line number has 1 to 15 digits (what a JavaScript number holds
+exactly) and is not 0. A range continues on the same line only. Citations are
+found everywhere in the text, code spans and fenced blocks included: what a client
+links is its own markdown business; it gets every citation's offsets.
 
 Offsets are given as Python indexes (code points) and as UTF-16 code units,
 which is how JavaScript (and LSP's default position encoding) index a string.
@@ -25,8 +26,8 @@ from .context import Context
 CITATION = re.compile(
     r"(?<![\w/.:\\-])"  # not inside a word, a URL or a longer path
     r"(?P<path>(?:/|\.{1,2}/)?(?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9_]{0,9})"
-    r":L?(?P<start>[0-9]{1,9})"
-    r"(?:[ \t]*[-–—][ \t]*L?(?P<end>[0-9]{1,9}))?"
+    r":L?(?P<start>[0-9]{1,15})"
+    r"(?:[ \t]*[-–—][ \t]*L?(?P<end>[0-9]{1,15}))?"
     r"(?![\w/])"  # nor followed by more of one
 )
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 code units each
