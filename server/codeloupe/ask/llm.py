@@ -54,6 +54,8 @@ class _UseMaxCompletionTokens(LLMError):
 
 @dataclass
 class LLMConfig:
+    """One endpoint, its model and limits (``pipeline.llm_config`` builds it from the settings)."""
+
     url: str  # base URL: http://127.0.0.1:11434/v1
     model: str | None = None  # None: the first model the endpoint lists (GET /models)
     api_key: str | None = None
