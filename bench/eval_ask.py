@@ -129,7 +129,7 @@ def topk_candidates(question: str, index, graph, k: int = 60):  # noqa: ANN001, 
     out = []
     for h in Searcher(index).search(question, k).results:
         info = graph.symbols.get(h.id)
-        c = A._candidate(info) if info is not None else A.Candidate(
+        c = A.Candidate.of(info) if info is not None else A.Candidate(
             h.id, h.path, h.qualified_name, h.kind, h.start_line, h.end_line, None)
         c.score = h.score
         c.why = ["search"]
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> dict:
         index.update()
         index_s = time.perf_counter() - t0
         graph = Graph.from_store(index.store)
-        read = A._disk_reader(root)
+        read = A.disk_reader(root)
         per_project = {(s, b): [] for s in SYSTEMS for b in args.budgets}
         print(f"{project['name']}: {index.store.symbols.count_rows()} symbols "
               f"(index brought up to date in {index_s:.1f}s)", file=sys.stderr)

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from codeloupe import ask as A
+from codeloupe.ask import pipeline
+from codeloupe.ask.llm import ChatClient, LLMCancelled, LLMConfig, LLMDeadline, LLMError, chat
 from codeloupe.config import Settings
 from codeloupe.graph import Graph
 from codeloupe.index import Index
-from codeloupe.llm import ChatClient, LLMCancelled, LLMConfig, LLMDeadline, LLMError, chat
 
 from .conftest import SAMPLE_REPO, write_tree
 from .llm_server import LLMServer, Reply
@@ -71,8 +72,8 @@ def test_named_identifiers_pick_code_not_prose() -> None:
 
 def test_citations_are_parsed_with_ranges() -> None:
     text = "See src/a.py:12 and (web/b.js:3-9), `./x/c.go:7`; not e.g. 10:30 or http://h:80."
-    assert [(p, s, e) for _, p, s, e in A.citations(text)] == [
-        ("src/a.py", 12, 12), ("web/b.js", 3, 9), ("./x/c.go", 7, 7)]
+    assert [(c.path, c.start_line, c.end_line) for c in A.find_citations(text)] == [
+        ("src/a.py", 12, 12), ("web/b.js", 3, 9), ("x/c.go", 7, 7)]
 
 
 def _ctx(*snips: tuple[str, int, int]) -> A.Context:
@@ -85,9 +86,14 @@ def test_verify_marks_citations_outside_the_context() -> None:
     ctx = _ctx(("src/a.py", 10, 20), ("web/b.js", 1, 5))
     answer = ("It starts at src/a.py:12, continues in b.js:4-6 and /repo/src/a.py:20; "
               "src/a.py:21 and other/c.py:1 were never sent.")
-    cited, unverified = A.verify(answer, ctx, Path("/repo"))
-    assert cited == {"src/a.py::f10", "web/b.js::f1"}
-    assert unverified == ["src/a.py:21", "other/c.py:1"]
+    checked = A.verify(answer, ctx, Path("/repo"))
+    assert checked.cited == {"src/a.py::f10", "web/b.js::f1"}
+    assert checked.unverified == ["src/a.py:21", "other/c.py:1"]
+    # each citation resolved to the context's path, verified or not
+    assert [(c.text, c.path, c.verified) for c in checked.citations] == [
+        ("src/a.py:12", "src/a.py", True), ("b.js:4-6", "web/b.js", True),
+        ("/repo/src/a.py:20", "src/a.py", True), ("src/a.py:21", "src/a.py", False),
+        ("other/c.py:1", "other/c.py", False)]
 
 
 # --- tokens ---------------------------------------------------------------------------------
@@ -130,7 +136,7 @@ def test_retrieval_finds_named_symbols_and_expands_one_hop(indexed: Index, graph
 
 def test_context_respects_the_budget_and_cuts_only_at_line_ends(indexed: Index, graph: Graph) -> None:
     ranked = A.retrieve(QUESTION, indexed, graph)
-    read = A._disk_reader(indexed.root)
+    read = A.disk_reader(indexed.root)
     full = A.assemble(ranked, graph, read, budget=100_000)
     order = [s.id for s in full.snippets]
     assert order == [c.id for c in ranked if c.id in order]  # highest-ranked first
@@ -197,9 +203,9 @@ def test_long_docstrings_and_module_units_are_shortened(tmp_path: Path) -> None:
 
     graph = Graph([SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent,
                               s.start_line, s.end_line, s.language) for s in fx.symbols], [])
-    cands = [A._candidate(graph.symbols[i]) for i in ("m.py::Store.put", "m.py::Store",
+    cands = [A.Candidate.of(graph.symbols[i]) for i in ("m.py::Store.put", "m.py::Store",
                                                      "m.py::<module>")]
-    ctx = A.assemble(cands, graph, A._disk_reader(tmp_path), budget=10_000)
+    ctx = A.assemble(cands, graph, A.disk_reader(tmp_path), budget=10_000)
     put, cls, mod = (s.render() for s in ctx.snippets)
     assert put.splitlines() == [
         "## m.py:18-26 Store.put (method)",
@@ -220,8 +226,8 @@ def test_long_docstrings_and_module_units_are_shortened(tmp_path: Path) -> None:
     assert mod.splitlines()[1:5] == ['    1 | """A module."""', "    2 | import os", "    3 | ",
                                      "    4 | LIMIT = 3"]
     assert not any("class Store" in line for line in mod.splitlines())
-    _, unverified = A.verify("See m.py:24 and m.py:26 and m.py:4", ctx)
-    assert unverified == ["m.py:24"]  # a line that was cut out was not sent
+    checked = A.verify("See m.py:24 and m.py:26 and m.py:4", ctx)
+    assert checked.unverified == ["m.py:24"]  # a line that was cut out was not sent
 
 
 def test_rerank_reorders_all_but_named_symbols(indexed: Index, graph: Graph) -> None:
@@ -263,8 +269,23 @@ def test_ask_sends_the_context_and_verifies_citations(indexed: Index, llm: LLMSe
     assert A.estimate_tokens(excerpts) <= 400 and result.context_tokens <= 400
 
     d = result.as_dict()
-    assert set(d) == {"answer", "sources", "unverified_citations", "model", "context_tokens"}
+    assert set(d) == {"answer", "sources", "unverified_citations", "model", "context_tokens",
+                      "citations", "snippets"}
     assert d["model"] == "fake-coder"
+    answer = d["answer"]
+    assert [(c["text"], c["path"], c["start_line"], c["end_line"], c["verified"],
+             answer[c["start"]:c["end"]]) for c in d["citations"]] == [
+        ("src/shop/http.py:8", "src/shop/http.py", 8, 8, True, "src/shop/http.py:8"),
+        ("nowhere/else.py:7", "nowhere/else.py", 7, 7, False, "nowhere/else.py:7")]
+    # the structured snippets are exactly the excerpts that were sent
+    snip = d["snippets"][0]
+    assert snip["header"] == "src/shop/http.py:8-15 Client.fetch (method)"
+    assert {"line": 12, "text": "                return self.send(url)"} in snip["lines"]
+    assert {"line": None, "text": "..."} in snip["lines"]  # between the class and the method
+    rendered = "\n\n".join(
+        f"## {x['header']}\n" + "\n".join(f"{x_line['line'] or '':>5} | {x_line['text']}"
+                                          for x_line in x["lines"]) for x in d["snippets"])
+    assert rendered == excerpts
     assert "src/shop/http.py:8" in d["answer"]
     assert d["unverified_citations"] == ["nowhere/else.py:7"]
     first = d["sources"][0]
@@ -450,7 +471,7 @@ def test_an_unreachable_endpoint_fails_before_any_retrieval(
         retrieved.append(question)
         return real(question, *args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(A, "retrieve", counting_retrieve)
+    monkeypatch.setattr(pipeline, "retrieve", counting_retrieve)
     url = _dead_url()
     for model in ("fake-coder", None):  # a model set, or one GET /models would resolve
         with pytest.raises(LLMError, match=rf"cannot reach the LLM endpoint {url}: connection "
@@ -581,7 +602,7 @@ def test_a_local_cross_encoder_reorders_the_candidates(indexed: Index, graph: Gr
                  device="cpu").save(str(tmp_path / "ce"))
     scorer = A.load_reranker(str(tmp_path / "ce"))
     plain = A.retrieve(QUESTION, indexed, graph)
-    reranked = A.retrieve(QUESTION, indexed, graph, reranker=scorer)
+    reranked = A.rerank(QUESTION, plain, scorer, indexed.root)
     named = [c.id for c in plain if "named" in c.why]
     rest = [c for c in plain[:30] if "named" not in c.why]
     texts = [f"{c.qualified_name}\n" + "\n".join(

@@ -52,12 +52,17 @@ async def test_ask_streams_the_answer_through_progress(client: LanguageClient,
                                                        llm: LLMServer) -> None:
     result = await _ask(client, {"question": QUESTION}, token="ask-1")
     assert set(result) == {"answer", "sources", "unverified_citations", "model",
-                           "context_tokens", "state"}
+                           "context_tokens", "citations", "snippets", "state"}
     assert result["state"] == "ready"
     assert result["model"] == "fake-coder" and 0 < result["context_tokens"] <= 800
     assert result["sources"][0] == {"path": "src/shop/http.py", "start_line": 8, "end_line": 15,
                                     "qualified_name": "Client.fetch", "cited": True}
     assert result["unverified_citations"] == ["nowhere/else.py:7"]
+    answer = result["answer"]
+    assert [(c["text"], c["verified"], answer[c["start"]:c["end"]]) for c in result["citations"]] == [
+        ("src/shop/http.py:8", True, "src/shop/http.py:8"),
+        ("nowhere/else.py:7", False, "nowhere/else.py:7")]
+    assert result["snippets"][0]["header"] == "src/shop/http.py:8-15 Client.fetch (method)"
     reports = client.progress_reports["ask-1"]
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
@@ -181,3 +186,70 @@ async def test_cancel_request_stops_the_generation(client: LanguageClient, llm: 
     while llm.disconnects == before and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert llm.disconnects == before + 1
+
+
+CITATIONS = "codeloupe.server.citations"
+
+
+def _utf16(text: str, start: int, end: int) -> str:
+    return text.encode("utf-16-le")[2 * start : 2 * end].decode("utf-16-le")
+
+
+async def test_an_answer_written_elsewhere_is_checked_against_the_context_sent(
+        client: LanguageClient, llm: LLMServer) -> None:
+    await _settings_become(client, {"llmEndpoint": None})
+    try:
+        result = await _ask(client, {"question": QUESTION})
+    finally:
+        await _settings_become(client, {"llmEndpoint": llm.url})
+    assert result["answer"] is None and result["citations"] == []
+    # what a client's own model gets: the server's prompt, around the context it assembled
+    system, user = result["messages"]
+    assert system["role"] == "system" and "path:line" in system["content"]
+    assert user["role"] == "user" and result["context"] in user["content"]
+    assert user["content"].rstrip().endswith(f"Question: {QUESTION}")
+    fetch = result["snippets"][0]
+    assert fetch["header"] == "src/shop/http.py:8-15 Client.fetch (method)"
+    assert {"line": 5, "text": "class Client:"} in fetch["lines"]  # the method's class header
+    assert {"line": 12, "text": "                return self.send(url)"} in fetch["lines"]
+    sent = {x["line"] for s in result["snippets"] if s["path"] == "src/shop/http.py"
+            for x in s["lines"] if x["line"]}
+    unsent = next(n for n in range(1, 100) if n not in sent)
+    answer = ("🔁 It retries in `src/shop/http.py:12` (see http.py:L9–L10), calls "
+              f"src/shop/http.py:{unsent} and src/shop/db.py:40.")
+    checked = await command(client, CITATIONS, {"answer": answer,
+                                                "contextId": result["context_id"]})
+    assert checked["state"] == "ready"
+    assert [(c["text"], c["path"], c["start_line"], c["end_line"], c["verified"])
+            for c in checked["citations"]] == [
+        ("src/shop/http.py:12", "src/shop/http.py", 12, 12, True),
+        ("http.py:L9–L10", "src/shop/http.py", 9, 10, True),
+        (f"src/shop/http.py:{unsent}", "src/shop/http.py", unsent, unsent, False),  # not sent
+        ("src/shop/db.py:40", "src/shop/db.py", 40, 40, False)]
+    for c in checked["citations"]:  # offsets in UTF-16 code units: 🔁 counts two
+        assert _utf16(answer, c["start"], c["end"]) == c["text"]
+    assert checked["citations"][0]["start"] == answer.index("src/shop") + 1
+    assert checked["unverified_citations"] == [f"src/shop/http.py:{unsent}", "src/shop/db.py:40"]
+    assert checked["sources"][0] == {"path": "src/shop/http.py", "start_line": 8,
+                                     "end_line": 15, "qualified_name": "Client.fetch",
+                                     "cited": True}
+    assert len(checked["sources"]) == len(result["sources"])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"contextId": "x"}, "'answer' is required"),
+        ({"answer": "a.py:1"}, "'contextId' is required"),
+        ({"answer": 3, "contextId": "x"}, "'answer' must be a string"),
+        ({"answer": "a.py:1", "contextId": "0123456789abcdef"}, "'contextId' '0123456789abcdef' "
+                                                                "is not one of the last 32"),
+        ({"answer": "a" * 1_000_001, "contextId": "x"}, "'answer' must be at most 1,000,000"),
+        ({"answer": "a.py:1", "contextId": "x", "sources": []}, "unknown argument 'sources'"),
+    ],
+)
+async def test_bad_citations_arguments_name_the_field(client: LanguageClient, arguments: dict,
+                                                      named: str) -> None:
+    with pytest.raises(JsonRpcException, match=named) as info:
+        await command(client, CITATIONS, arguments)
+    assert info.value.code == -32602

@@ -8,12 +8,19 @@ from dataclasses import dataclass, field
 
 from .embed import DEFAULT_MODEL
 from .indexdir import INDEX_DIR
-from .llm import DEFAULT_DEADLINE_S, DEFAULT_MAX_TOKENS
 from .scan import DEFAULT_MAX_BYTES
 
 __all__ = ["INDEX_DIR", "Settings"]
 
 log = logging.getLogger(__name__)
+
+# The LLM endpoint's limits (ask/llm.py). An answer is a concise explanation with
+# citations (a few hundred tokens); 2048 leaves room for a long multi-hop one and for
+# reasoning models, whose thinking counts too.
+DEFAULT_MAX_TOKENS = 2048
+# 2048 tokens at 10 tokens/s (a 7B model on a laptop CPU) plus reading a 6000-token
+# prompt fit in 5 minutes; an endpoint that streams forever is stopped there.
+DEFAULT_DEADLINE_S = 300.0
 
 
 def _env_number(name: str, kind: type[int] | type[float], least: float) -> int | float | None:

@@ -1,7 +1,7 @@
 // The @codeloupe chat participant: answers in the Chat view with the same cited sources.
 
 import * as vscode from 'vscode';
-import { contextToMarkdown, linkCitations } from './common/citations';
+import { snippetsToMarkdown } from './common/citations';
 import { describe, Log } from './common/logging';
 import { CodeloupeServer } from './common/server';
 import { answerQuestion, chatModelForAsk } from './commands/answer';
@@ -36,13 +36,15 @@ export function registerChatParticipant(server: CodeloupeServer, log: Log): vsco
       }, token, model);
       if (answer.via === 'none') {
         stream.markdown(`${answer.result.note ?? 'No language model is available: set "codeloupe.llmEndpoint", or pick a chat model.'}\n\n`);
-        if (answer.result.context) {
+        if (answer.result.snippets.length) {
           const root = folder();
-          stream.markdown(linkCitations(contextToMarkdown(answer.result.context), {
-            href: (c) => `${resolvePath(root, c.path)?.toString() ?? c.path}#L${c.startLine}-L${c.endLine}`,
-            accept: () => root !== undefined,
+          stream.markdown(snippetsToMarkdown(answer.result.snippets, (s) => {
+            const uri = resolvePath(root, s.path);
+            return uri ? `${uri.toString()}#L${s.start_line}-L${s.end_line}` : undefined;
           }));
         }
+      } else if (answer.result.cut_off) {
+        stream.markdown(`\n\n⚠ ${answer.result.note ?? `The answer was cut off (${answer.result.cut_off}).`}\n`);
       }
       const root = folder();
       if (answer.result.sources.length) {

@@ -8,8 +8,8 @@ import json
 import sys
 
 from ..ask import AskError, ask, llm_config
+from ..ask.llm import ChatClient, LLMError
 from ..config import Settings
-from ..llm import ChatClient, LLMError
 from .common import CliError, err, note, open_for_query
 
 

@@ -1,20 +1,31 @@
 // One answer to a question about the codebase, shared by "Ask About Codebase" and
 // the @codeloupe chat participant: the server answers when it has an LLM endpoint;
-// otherwise a VS Code chat model answers from the context the server assembled;
-// otherwise the context itself is the answer.
+// otherwise a VS Code chat model answers from the server's own prompt and the
+// server checks its citations; otherwise the context itself is the answer.
 
 import * as vscode from 'vscode';
-import { chatModelPrompt, findCitations, isVerified, StreamedText, unverifiedCitations } from '../common/citations';
-import { AskResult, AskSource, readAskResult, SERVER_COMMANDS } from '../common/protocol';
+import { StreamedText } from '../common/citations';
+import { describe } from '../common/logging';
+import {
+  AskCitation,
+  AskResult,
+  ChatMessage,
+  readAskResult,
+  readCitationsResult,
+  SERVER_COMMANDS,
+} from '../common/protocol';
 import { CodeloupeServer } from '../common/server';
-import { resolvePath } from './locations';
 
 export interface Answer {
   result: AskResult;
   answer: string;
   via: 'server' | 'chat-model' | 'none';
   model?: string;
+  /** The answer's citations, as the server found and verified them (offsets in `answer`). */
+  citations: AskCitation[];
   unverified: string[];
+  /** Set when the server could not check a chat model's citations (they stay unlinked). */
+  uncheckedBecause?: string;
 }
 
 export interface AnswerSink {
@@ -41,34 +52,44 @@ export async function chatModelForAsk(): Promise<vscode.LanguageModelChat | unde
   }
 }
 
-/** The sources' code, labelled like the server's context, when the server sent none. */
-export async function contextFromSources(sources: AskSource[], budgetChars = 24000): Promise<string> {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  const parts: string[] = [];
-  let used = 0;
-  for (const s of sources) {
-    const uri = resolvePath(folder, s.path);
-    if (!uri) {
-      continue;
-    }
-    try {
-      const doc = await vscode.workspace.openTextDocument(uri);
-      const end = Math.min(s.end_line, doc.lineCount);
-      const lines: string[] = [];
-      for (let i = s.start_line; i <= end; i++) {
-        lines.push(doc.lineAt(i - 1).text);
-      }
-      const block = `${s.path}:${s.start_line}-${s.end_line} ${s.qualified_name}\n\`\`\`\n${lines.join('\n')}\n\`\`\``;
-      if (used + block.length > budgetChars) {
-        break;
-      }
-      parts.push(block);
-      used += block.length;
-    } catch {
-      // a source that cannot be read is left out
-    }
+/** The server's prompt for a chat model (which takes no system message: it goes first, as the user's). */
+function chatMessages(messages: ChatMessage[]): vscode.LanguageModelChatMessage[] {
+  return messages.map((m) => (m.role === 'assistant'
+    ? vscode.LanguageModelChatMessage.Assistant(m.content)
+    : vscode.LanguageModelChatMessage.User(m.content)));
+}
+
+async function askChatModel(
+  server: CodeloupeServer,
+  result: AskResult,
+  chatModel: vscode.LanguageModelChat,
+  folder: vscode.WorkspaceFolder | undefined,
+  sink: AnswerSink,
+  token: vscode.CancellationToken,
+): Promise<Answer> {
+  sink.stage(`Asking ${chatModel.name}…`);
+  const response = await chatModel.sendRequest(
+    chatMessages(result.messages ?? []),
+    { justification: 'codeloupe answers your question from the code it retrieved from this workspace.' },
+    token,
+  );
+  let answer = '';
+  for await (const piece of response.text) {
+    answer += piece;
+    sink.text(answer);
   }
-  return parts.join('\n\n');
+  const base = { answer, via: 'chat-model' as const, model: chatModel.name };
+  try {
+    const args = { answer, contextId: result.context_id, ...(folder ? { folder: folder.uri.toString() } : {}) };
+    const checked = readCitationsResult(await server.command<unknown>(SERVER_COMMANDS.citations, args, token));
+    const sources = checked.sources.length ? checked.sources : result.sources;
+    return { ...base, result: { ...result, sources }, citations: checked.citations, unverified: checked.unverified_citations };
+  } catch (err) {
+    if (token.isCancellationRequested) {
+      throw err;
+    }
+    return { ...base, result, citations: [], unverified: [], uncheckedBecause: describe(err) };
+  }
 }
 
 export async function answerQuestion(
@@ -91,30 +112,16 @@ export async function answerQuestion(
   });
   const result = readAskResult(raw);
   if (result.model || result.answer) {
+    // the citations' offsets are the final answer's; the streamed text is only a fallback
     const answer = result.answer || streamed.value;
     sink.text(answer);
-    return { result, answer, via: 'server', model: result.model ?? undefined, unverified: result.unverified_citations.map(String) };
+    return {
+      result, answer, via: 'server', model: result.model ?? undefined,
+      citations: result.answer ? result.citations : [], unverified: result.unverified_citations,
+    };
   }
-  if (chatModel && result.sources.length > 0) {
-    sink.stage(`Asking ${chatModel.name}…`);
-    const context = result.context || (await contextFromSources(result.sources));
-    const response = await chatModel.sendRequest(
-      [vscode.LanguageModelChatMessage.User(chatModelPrompt(question, context))],
-      { justification: 'codeloupe answers your question from the code it retrieved from this workspace.' },
-      token,
-    );
-    let answer = '';
-    for await (const piece of response.text) {
-      answer += piece;
-      sink.text(answer);
-    }
-    const sources = result.sources.map((s) => ({ ...s, cited: isVerifiedBy(answer, s) }));
-    return { result: { ...result, sources }, answer, via: 'chat-model', model: chatModel.name, unverified: unverifiedCitations(answer, result.sources) };
+  if (chatModel && result.sources.length > 0 && result.messages?.length && result.context_id) {
+    return askChatModel(server, result, chatModel, folder, sink, token);
   }
-  return { result, answer: '', via: 'none', unverified: [] };
-}
-
-/** Whether `answer` cites a line of `source`. */
-function isVerifiedBy(answer: string, source: AskSource): boolean {
-  return findCitations(answer).some((c) => isVerified(c, [source]));
+  return { result, answer: '', via: 'none', citations: [], unverified: [] };
 }

@@ -1,9 +1,10 @@
 // "codeloupe: Ask About Codebase": an input box, then a panel with the streamed
-// markdown answer; each cited source is a link to its range.
+// markdown answer (plain while it streams); once the server's citations arrive,
+// each is a link to its range.
 
 import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
-import { citationHref, contextToMarkdown, linkCitations, parseCitationHref } from '../common/citations';
+import { citationHref, LinkableCitation, linkCitations, parseCitationHref, snippetsToMarkdown } from '../common/citations';
 import { describe, Log } from '../common/logging';
 import { AskSource } from '../common/protocol';
 import { CodeloupeServer } from '../common/server';
@@ -16,9 +17,9 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
-/** HTML of a markdown answer whose citations link to their ranges. */
-export function renderAnswer(markdown: string): string {
-  return md.render(linkCitations(markdown));
+/** HTML of a markdown answer; with the server's citations, each links to its range. */
+export function renderAnswer(markdown: string, citations?: readonly LinkableCitation[]): string {
+  return md.render(citations ? linkCitations(markdown, citations) : markdown);
 }
 
 function renderSources(sources: AskSource[], unverified: string[]): string {
@@ -27,7 +28,7 @@ function renderSources(sources: AskSource[], unverified: string[]): string {
   }
   const items = sources.map((s) => {
     const range = s.end_line > s.start_line ? `${s.start_line}-${s.end_line}` : `${s.start_line}`;
-    const href = citationHref({ path: s.path, startLine: s.start_line, endLine: s.end_line });
+    const href = citationHref(s);
     const cited = s.cited ? ' <span class="cited" title="cited in the answer">✓ cited</span>' : '';
     return `<li><a href="${escapeHtml(href)}" class="source"><code>${escapeHtml(s.qualified_name || s.path)}</code></a> <span class="where">${escapeHtml(`${s.path}:${range}`)}</span>${cited}</li>`;
   });
@@ -91,6 +92,7 @@ export class AskPanel implements vscode.Disposable {
     this.update();
   }
 
+  /** The answer so far, unlinked: citations are linked when the server has checked them. */
   text(answer: string): void {
     this.state.stage = '';
     this.state.answer = renderAnswer(answer);
@@ -99,7 +101,7 @@ export class AskPanel implements vscode.Disposable {
 
   finish(a: Answer): void {
     this.state.stage = '';
-    this.state.answer = a.answer ? renderAnswer(a.answer) : '';
+    this.state.answer = a.answer ? renderAnswer(a.answer, a.citations) : '';
     this.state.sources = renderSources(a.result.sources, a.unverified);
     const by = a.via === 'chat-model' ? `${a.model} (VS Code chat model)` : a.model;
     this.state.footer = by
@@ -107,7 +109,11 @@ export class AskPanel implements vscode.Disposable {
       : '';
     if (a.via === 'none') {
       this.state.note = escapeHtml(a.result.note ?? 'No language model is configured: set "codeloupe.llmEndpoint" (and "codeloupe: Set LLM API Key"), or sign in to a VS Code chat model. The code the question retrieved is below.');
-      this.state.context = a.result.context ? renderAnswer(contextToMarkdown(a.result.context)) : '';
+      this.state.context = a.result.snippets.length ? md.render(snippetsToMarkdown(a.result.snippets)) : '';
+    } else if (a.result.cut_off) {
+      this.state.note = escapeHtml(a.result.note ?? `The answer was cut off (${a.result.cut_off}).`);
+    } else if (a.uncheckedBecause) {
+      this.state.note = escapeHtml(`The citations could not be checked: ${a.uncheckedBecause}`);
     }
     this.flush();
   }

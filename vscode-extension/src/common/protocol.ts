@@ -6,6 +6,7 @@ export const SERVER_COMMANDS = {
   reindex: 'codeloupe.server.reindex',
   callChain: 'codeloupe.server.callChain',
   ask: 'codeloupe.server.ask',
+  citations: 'codeloupe.server.citations',
 } as const;
 
 export interface SearchArgs {
@@ -96,38 +97,170 @@ export interface AskSource {
   cited?: boolean;
 }
 
-/** `codeloupe.server.ask`'s result (issue 5). `context`/`note` come back when no model is configured. */
+/**
+ * A citation of an answer, found and verified by the server (the extension never
+ * parses citations itself). `path` is the context's path it resolved to.
+ */
+export interface AskCitation {
+  text: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  verified: boolean;
+  /** Offsets of `text` in the answer, in UTF-16 code units: `answer.slice(start, end)`. */
+  start: number;
+  end: number;
+}
+
+/** One line of a snippet as sent; `line` null: an omission marker ("..."). */
+export interface AskSnippetLine {
+  line: number | null;
+  text: string;
+}
+
+/** One snippet of the context the server assembled, as structured data. */
+export interface AskSnippet {
+  path: string;
+  start_line: number;
+  end_line: number;
+  qualified_name: string;
+  kind: string;
+  /** `path:start-end qualified_name (kind)` */
+  header: string;
+  truncated: boolean;
+  lines: AskSnippetLine[];
+}
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+/**
+ * `codeloupe.server.ask`'s result (docs/protocol.md). Without a model: `answer` is
+ * empty and `context`, `note`, `messages` (the prompt the server would send) and
+ * `context_id` (for `codeloupe.server.citations`) come back.
+ */
 export interface AskResult {
   answer: string;
   sources: AskSource[];
-  unverified_citations: unknown[];
+  unverified_citations: string[];
+  citations: AskCitation[];
+  snippets: AskSnippet[];
   model: string | null;
   context_tokens: number;
   context?: string;
   note?: string;
+  /** Why the answer is incomplete: "deadline" or "max_tokens"; `note` says more. */
+  cut_off?: string;
+  messages?: ChatMessage[];
+  context_id?: string;
+}
+
+/** `codeloupe.server.citations`'s result: an answer written elsewhere, checked. */
+export interface CitationsResult {
+  citations: AskCitation[];
+  sources: AskSource[];
+  unverified_citations: string[];
+}
+
+type Raw = Record<string, unknown>;
+
+function objects(value: unknown): Raw[] {
+  return Array.isArray(value) ? value.filter((x): x is Raw => !!x && typeof x === 'object') : [];
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function readSources(value: unknown): AskSource[] {
+  return objects(value)
+    .map((s) => ({
+      path: String(s.path ?? ''),
+      start_line: Number(s.start_line ?? 1),
+      end_line: Number(s.end_line ?? s.start_line ?? 1),
+      qualified_name: String(s.qualified_name ?? ''),
+      cited: typeof s.cited === 'boolean' ? s.cited : undefined,
+    }))
+    .filter((s) => s.path !== '');
+}
+
+/** Citations with usable offsets only: a malformed one is dropped, never linked wrongly. */
+function readCitations(value: unknown): AskCitation[] {
+  return objects(value)
+    .filter((c) => typeof c.text === 'string' && typeof c.path === 'string'
+      && Number.isInteger(c.start) && Number.isInteger(c.end) && Number.isInteger(c.start_line))
+    .map((c) => ({
+      text: c.text as string,
+      path: c.path as string,
+      start_line: c.start_line as number,
+      end_line: Number.isInteger(c.end_line) ? (c.end_line as number) : (c.start_line as number),
+      verified: c.verified === true,
+      start: c.start as number,
+      end: c.end as number,
+    }));
+}
+
+function readSnippets(value: unknown): AskSnippet[] {
+  return objects(value)
+    .filter((s) => typeof s.path === 'string' && s.path !== '')
+    .map((s) => {
+      const start = Number(s.start_line ?? 1);
+      const end = Number(s.end_line ?? start);
+      const name = String(s.qualified_name ?? '');
+      const kind = String(s.kind ?? '');
+      return {
+        path: s.path as string,
+        start_line: start,
+        end_line: end,
+        qualified_name: name,
+        kind,
+        header: optionalString(s.header) ?? `${s.path}:${start}-${end} ${name} (${kind})`,
+        truncated: s.truncated === true,
+        lines: objects(s.lines).map((l) => ({
+          line: typeof l.line === 'number' && l.line > 0 ? l.line : null,
+          text: String(l.text ?? ''),
+        })),
+      };
+    });
+}
+
+function readMessages(value: unknown): ChatMessage[] | undefined {
+  if (!Array.isArray(value)) {
+    return undefined;
+  }
+  return objects(value)
+    .filter((m) => typeof m.role === 'string' && typeof m.content === 'string')
+    .map((m) => ({ role: m.role as string, content: m.content as string }));
 }
 
 /** Reads an ask result leniently: a server still growing the command may omit fields. */
 export function readAskResult(raw: unknown): AskResult {
-  const o = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  const sources = Array.isArray(o.sources) ? o.sources : [];
+  const o = (raw && typeof raw === 'object' ? raw : {}) as Raw;
   return {
     answer: typeof o.answer === 'string' ? o.answer : '',
-    sources: sources
-      .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
-      .map((s) => ({
-        path: String(s.path ?? ''),
-        start_line: Number(s.start_line ?? 1),
-        end_line: Number(s.end_line ?? s.start_line ?? 1),
-        qualified_name: String(s.qualified_name ?? ''),
-        cited: typeof s.cited === 'boolean' ? s.cited : undefined,
-      }))
-      .filter((s) => s.path !== ''),
-    unverified_citations: Array.isArray(o.unverified_citations) ? o.unverified_citations : [],
+    sources: readSources(o.sources),
+    unverified_citations: Array.isArray(o.unverified_citations) ? o.unverified_citations.map(String) : [],
+    citations: readCitations(o.citations),
+    snippets: readSnippets(o.snippets),
     model: typeof o.model === 'string' && o.model ? o.model : null,
     context_tokens: typeof o.context_tokens === 'number' ? o.context_tokens : 0,
-    context: typeof o.context === 'string' ? o.context : undefined,
-    note: typeof o.note === 'string' ? o.note : undefined,
+    context: optionalString(o.context),
+    note: optionalString(o.note),
+    cut_off: optionalString(o.cut_off),
+    messages: readMessages(o.messages),
+    context_id: optionalString(o.context_id),
+  };
+}
+
+/** Reads a `codeloupe.server.citations` result leniently. */
+export function readCitationsResult(raw: unknown): CitationsResult {
+  const o = (raw && typeof raw === 'object' ? raw : {}) as Raw;
+  return {
+    citations: readCitations(o.citations),
+    sources: readSources(o.sources),
+    unverified_citations: Array.isArray(o.unverified_citations) ? o.unverified_citations.map(String) : [],
   };
 }
 

@@ -16,6 +16,17 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
 
 from ... import __version__
+from ...ask import (
+    AskError,
+    RecentContexts,
+    answer_result,
+    build_context,
+    llm_config,
+    messages_for,
+    result_for,
+    verify,
+)
+from ...ask.llm import ChatClient, LLMCancelled, LLMError, chat
 from ...graph import Edge
 from ...workspace import Folder, Snapshot, SymRow
 from ..indexing import schedule_index
@@ -46,6 +57,7 @@ STATUS = "codeloupe.server.status"
 REINDEX = "codeloupe.server.reindex"
 CALL_CHAIN = "codeloupe.server.callChain"
 ASK = "codeloupe.server.ask"
+CITATIONS = "codeloupe.server.citations"
 
 
 def _args(cls: type[T], command: str, args: tuple[Any, ...], optional: bool = False) -> T:
@@ -277,9 +289,6 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     through ``$/progress`` reports. The endpoint is checked before the context is built
     (an unreachable one fails at once). Cancellable with ``$/cancelRequest`` or by
     cancelling the progress: the HTTP read in flight stops."""
-    from ...ask import AskError, answer_result, build_context, llm_config, messages_for, result_for
-    from ...llm import ChatClient, LLMCancelled, LLMError, chat
-
     a = _args(AskArgs, ASK, args)
     if not a.question.strip():
         raise JsonRpcInvalidParams(f"{ASK}: 'question' must not be empty")
@@ -334,7 +343,9 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
             raise LLMCancelled("cancelled")
         if client is None:
             progress.end("no language model is configured")
-            return {**result_for(a.question, context, None, None).as_dict(), "state": folder.label}
+            cid = _ASK_CONTEXTS.add(folder.uri, folder.root, context)  # for `citations`
+            return {**result_for(a.question, context, None, None).as_dict(), "context_id": cid,
+                    "state": folder.label}
         messages = messages_for(a.question, context)
         answer = await on_the_network(
             functools.partial(chat, client.config, messages, on_delta, client), client)
@@ -361,10 +372,50 @@ def _ask_mode(ls: CodeloupeServer) -> str:
     return "hybrid" if ls.options.embeddings else "fts"
 
 
+# --- citations of an answer a client's own model wrote ------------------------------------
+
+# The contexts of the last asks answered without a model, by the id the result gave
+# the client. Module state, not the server's: the handler stays self-contained.
+_ASK_CONTEXTS = RecentContexts(32)
+MAX_ANSWER_CHARS = 1_000_000
+
+
+def _answer_length(value: str) -> None:
+    if len(value) > MAX_ANSWER_CHARS:
+        raise OptionError(f"must be at most {MAX_ANSWER_CHARS:,} characters, got {len(value):,}")
+
+
+@dataclasses.dataclass
+class CitationsArgs:
+    """``codeloupe.server.citations``'s argument (docs/protocol.md)."""
+
+    answer: str = dataclasses.field(metadata={"check": _answer_length})
+    context_id: str  # the ask result's `context_id`
+    folder: str | None = None  # default: the folder the context came from
+
+
+async def citations(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """The citations of an answer written from an ask's context (``contextId``), each
+    verified against that context, and its sources marked ``cited``."""
+    a = _args(CitationsArgs, CITATIONS, args)
+    remembered = _ASK_CONTEXTS.get(a.context_id)
+    if remembered is None:
+        raise JsonRpcInvalidParams(
+            f"{CITATIONS}: 'contextId' {shown(a.context_id)} is not one of the last "
+            f"{_ASK_CONTEXTS.size} contexts this server gave; ask again")
+    folder = _folder(ls, a.folder or remembered.folder, CITATIONS)
+    if folder.uri != remembered.folder:
+        raise JsonRpcInvalidParams(f"{CITATIONS}: 'contextId' {shown(a.context_id)} is a "
+                                   f"context of another folder ({remembered.folder})")
+    checked = verify(a.answer, remembered.context, remembered.root)
+    return {**checked.as_dict(remembered.context), "state": folder.label}
+
+
 COMMANDS: dict[str, Callable[..., Awaitable[dict[str, object]]]] = {
     SEARCH: search,
     STATUS: status,
     REINDEX: reindex,
     CALL_CHAIN: call_chain,
     ASK: ask,
+    CITATIONS: citations,
 }

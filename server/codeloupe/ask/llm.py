@@ -3,9 +3,10 @@ server, vLLM, LM Studio, OpenAI): streaming (server-sent events) and not, with a
 idle timeout, an overall deadline, ``max_tokens``, retries with backoff on 429
 and 5xx, cancellation from another thread, and errors that say what to do.
 
-Standard library only (``http.client``). The base URL is the part before
-``/chat/completions`` (``http://127.0.0.1:11434/v1``); a URL that already ends
-with ``/chat/completions`` is used as it is.
+Standard library only (``http.client``); the default limits are the settings'
+(``config``). The base URL is the part before ``/chat/completions``
+(``http://127.0.0.1:11434/v1``); a URL that already ends with ``/chat/completions``
+is used as it is.
 """
 
 from __future__ import annotations
@@ -22,18 +23,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .errors import CodeloupeError
+from ..config import DEFAULT_DEADLINE_S, DEFAULT_MAX_TOKENS
+from ..errors import CodeloupeError
 
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0
-# An answer is a concise explanation with citations (a few hundred tokens); 2048 leaves
-# room for a long multi-hop one and for reasoning models, whose thinking counts too.
-DEFAULT_MAX_TOKENS = 2048
-# 2048 tokens at 10 tokens/s (a 7B model on a laptop CPU) plus reading a 6000-token
-# prompt fit in 5 minutes; an endpoint that streams forever is stopped there.
-DEFAULT_DEADLINE_S = 300.0
 REACH_TIMEOUT_S = 5.0  # the connection test before any work: a reachable endpoint takes ms
 _CHECK_URL = "check CODELOUPE_LLM_URL / --llm-url / the llmEndpoint setting"
 _RAISE_DEADLINE = "allow more with --llm-deadline, CODELOUPE_LLM_DEADLINE_S or the " \
@@ -58,6 +54,8 @@ class _UseMaxCompletionTokens(LLMError):
 
 @dataclass
 class LLMConfig:
+    """One endpoint, its model and limits (``pipeline.llm_config`` builds it from the settings)."""
+
     url: str  # base URL: http://127.0.0.1:11434/v1
     model: str | None = None  # None: the first model the endpoint lists (GET /models)
     api_key: str | None = None
