@@ -143,8 +143,6 @@ export function statusBarText(
       return { text: `$(check) codeloupe ${count(symbols, 'symbol')}`, tooltip, kind: 'normal' };
     case 'failed':
       return { text: '$(warning) codeloupe: index failed', tooltip, kind: 'error' };
-    case 'embedding':
-      return { text: '$(sync~spin) codeloupe: embedding', tooltip, kind: 'busy' };
     default:
       return { text: `$(sync~spin) codeloupe: ${status.state}`, tooltip, kind: 'busy' };
   }

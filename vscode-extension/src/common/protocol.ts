@@ -38,7 +38,9 @@ export interface SearchResult {
   pending_embeddings: number;
 }
 
-export type IndexState = 'starting' | 'indexing' | 'embedding' | 'ready' | 'failed';
+/** A folder's phase as the server reports it (`Folder.label`): `embedding N/M` while N of the M
+ * symbols waiting for a vector are embedded. */
+export type IndexState = 'opening' | 'indexing' | `embedding ${number}/${number}` | 'ready' | 'failed';
 
 export interface FolderStatus {
   root: string;

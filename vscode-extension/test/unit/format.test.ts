@@ -94,6 +94,6 @@ describe('status bar', () => {
     assert.strictEqual(statusBarText('failed').kind, 'error');
     assert.strictEqual(statusBarText('stopped').text, '$(circle-slash) codeloupe');
     assert.strictEqual(statusBarText('starting').kind, 'busy');
-    assert.strictEqual(statusBarText('running', status('embedding', 3, { pending_embeddings: 7 })).text, '$(sync~spin) codeloupe: embedding');
+    assert.strictEqual(statusBarText('running', status('embedding 3/10', 3, { pending_embeddings: 7 })).text, '$(sync~spin) codeloupe: embedding 3/10');
   });
 });
