@@ -26,9 +26,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from tree_sitter import Node, Tree
+from tree_sitter import Node, QueryCursor, Tree
 
-from .languages import get_parser, get_query
+from .languages import Language, get_parser, get_query, query, rules
 from .model import CONTAINER_KINDS, FACT_KINDS, MODULE_NAME, FileExtraction, Reference, Symbol
 
 # Nodes that wrap a definition and carry the comments / decorators above it.
@@ -105,16 +105,6 @@ class _Source:
         start = self.line_starts[row] if row < len(self.line_starts) else 0
         return len(self.data[start : start + byte_col].decode("utf-8", "replace"))
 
-
-def module_qualified_name(path: str, language: str) -> str:
-    """Dotted module name for Python (``pkg/http.py`` → ``pkg.http``), else the path."""
-    if language == "python":
-        stem = path.rsplit(".", 1)[0]
-        parts = [p for p in stem.split("/") if p]
-        if parts and parts[-1] == "__init__":
-            parts = parts[:-1]
-        return ".".join(parts) or stem
-    return path
 
 
 _XML_DOC_TAG = re.compile(r"</?(summary|remarks|returns|value|para)>|<(param|typeparam) name=\"(\w+)\">|</(param|typeparam)>")
@@ -225,11 +215,11 @@ def _dotted(name: str) -> str:
     return name.replace("::", ".").replace("\\", ".").strip(".")
 
 
-def _makes_methods(owner_kind: str, language: str) -> bool:
+def _makes_methods(owner_kind: str, lang: Language) -> bool:
     """Does a function inside a symbol of this kind become a method? Rust `mod`
     blocks hold free functions; Ruby modules hold methods."""
     if owner_kind == "module":
-        return language == "ruby"
+        return lang.module_functions_are_methods
     return owner_kind in CONTAINER_KINDS
 
 
@@ -248,14 +238,12 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
         data, tree = _recover(language, data, tree)
     src = _Source(data)
     root = tree.root_node
-    query = get_query(language)
-    from tree_sitter import QueryCursor
-
+    lang = rules(language)
     defs_by_node: dict[tuple[int, int], _Def] = {}
     namespaces: list[_Def] = []
     raw_refs: list[tuple[str, Node, str, str, str, str]] = []  # kind, node, name, receiver, source, original
 
-    for _pattern, captures in QueryCursor(query).matches(root):
+    for _pattern, captures in QueryCursor(get_query(language)).matches(root):
         name_nodes = captures.get("name") or []
         name = _name_of(name_nodes[0], src) if name_nodes else ""
         for cap, nodes in captures.items():
@@ -324,9 +312,9 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
         d.parent = stack[-1] if stack else None
         stack.append(d)
 
-    module_qn = module_qualified_name(path, language)
+    module_qn = lang.module_qualified_name(path)
     module_id = f"{path}::{MODULE_NAME}"
-    module_doc = _python_docstring(root, src) if language == "python" else ""
+    module_doc = _python_docstring(root, src) if lang.body_docstrings else ""
     symbols: list[Symbol] = []
     seen_ids: dict[str, int] = {}
 
@@ -358,13 +346,13 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     for d in real:
         kind = d.kind
         owner = d.owner
-        if kind == "function" and owner is not None and _makes_methods(owner.kind, language):
+        if kind == "function" and owner is not None and _makes_methods(owner.kind, lang):
             kind = "method"
         node = d.node
         doc = d.doc
         if not doc:
             doc = (
-                _python_docstring(node, src) if language == "python" else ""
+                _python_docstring(node, src) if lang.body_docstrings else ""
             ) or _preceding_comments(node, src)
         text = src.node_text(node)
         signature = _signature(node, src)
@@ -418,9 +406,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     references: list[Reference] = []
     for kind, node, name, receiver, source, original in raw_refs:
         if kind == "import":
-            name = name.strip("'\"`<>")
-            if language == "go":
-                name = name.rsplit("/", 1)[-1]  # an alias never has a slash
+            name = lang.import_binding(name.strip("'\"`<>"))
         pos = node.start_byte
         i = bisect.bisect_right(starts, pos) - 1
         enclosing = module_id
@@ -436,9 +422,9 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
             i -= 1
         sp = node.start_point
         fact = kind in FACT_KINDS
-        if fact and language == "ruby" and name.startswith("@") and not name.startswith("@@"):
-            name, receiver = name[1:], "self"  # `@x = ...`: an attribute of the instance
-        if fact and enclosing == module_id and (language == "c" or language == "cpp" and _in_parameter(node)):
+        if fact:
+            name, receiver = lang.fact_target(name, receiver)  # Ruby `@x = ...`: the instance's `x`
+        if fact and enclosing == module_id and lang.drops_module_fact(_in_parameter(node, lang)):
             continue  # a parameter of a prototype (C: every fact is a function's), no variable of the file
         references.append(
             Reference(
@@ -454,18 +440,22 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
             )
         )
 
-    if language in ("javascript", "typescript", "tsx"):
+    if lang.jsdoc:
         references += _jsdoc_facts(symbols, path)
-        references += _closure_param_facts(path, language, real, references, src)
+    if lang.closure_declarations:
+        references += _closure_param_facts(path, lang, real, references, src)
     return FileExtraction(path, language, [module, *symbols], references, original_errors)
 
 
-def _in_parameter(node: Node) -> bool:
+def _in_parameter(node: Node, lang: Language) -> bool:
+    """Is the node inside a parameter declaration (within a few levels)?"""
+    if not lang.parameter_nodes:
+        return False
     p = node.parent
     for _ in range(6):
         if p is None:
             return False
-        if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+        if p.type in lang.parameter_nodes:
             return True
         p = p.parent
     return False
@@ -491,22 +481,17 @@ def _jsdoc_facts(symbols: list[Symbol], path: str) -> list[Reference]:
 
 
 # JS/TS: a local closure's parameters take the values its defining function passes
-_CLOSURE_DECLS = frozenset({"lexical_declaration", "variable_declaration", "function_declaration"})
-_FUNCTION_NODES = frozenset({"arrow_function", "function_expression", "function_declaration",
-                             "generator_function", "generator_function_declaration"})
-_ARG_NODES = frozenset({"identifier", "member_expression", "subscript_expression", "call_expression",
-                        "new_expression", "this"})
 _LOCAL_FACTS = frozenset({"typed", "assign", "elem"})
-_call_queries: dict[str, object] = {}
+_CALLS = "(call_expression function: (identifier) @callee arguments: (arguments) @args)"
 
 
-def _js_function_node(decl: Node) -> Node | None:
-    if decl.type in _FUNCTION_NODES:
+def _js_function_node(decl: Node, lang: Language) -> Node | None:
+    if decl.type in lang.function_nodes:
         return decl
     for child in decl.named_children:
         if child.type == "variable_declarator":
             value = child.child_by_field_name("value")
-            if value is not None and value.type in _FUNCTION_NODES:
+            if value is not None and value.type in lang.function_nodes:
                 return value
     return None
 
@@ -531,7 +516,7 @@ def _js_params(fn: Node, src: _Source) -> list[str | None]:
     return out
 
 
-def _closure_param_facts(path: str, language: str, real: list[_Def], references: list[Reference],
+def _closure_param_facts(path: str, lang: Language, real: list[_Def], references: list[Reference],
                          src: _Source) -> list[Reference]:
     """``const parse = (arg, value) => {...}`` inside a function that calls it
     ``parse(declared, 1)``: ``arg`` holds ``declared`` (an ``assign`` fact in the
@@ -544,24 +529,16 @@ def _closure_param_facts(path: str, language: str, real: list[_Def], references:
         owner = d.owner
         if (d.symbol is None or d.symbol.kind != "function" or owner is None or owner.symbol is None
                 or owner.symbol.kind not in ("function", "method", "constructor")
-                or d.node.type not in _CLOSURE_DECLS):
+                or d.node.type not in lang.closure_declarations):
             continue
-        fn = _js_function_node(d.node)
+        fn = _js_function_node(d.node, lang)
         params = _js_params(fn, src) if fn is not None else []
         if any(params):
             closures.setdefault(owner.node.id, {})[d.name] = (d, params, fn)
             owners[owner.node.id] = owner
     if not closures:
         return []
-    query = _call_queries.get(language)
-    if query is None:
-        from tree_sitter import Query
-
-        from .languages import get_language
-        query = _call_queries[language] = Query(
-            get_language(language), "(call_expression function: (identifier) @callee arguments: (arguments) @args)")
-    from tree_sitter import QueryCursor
-
+    calls = query(lang.grammar, _CALLS)
     bound: dict[str, set[str]] = {}
     for r in references:
         if r.kind in _LOCAL_FACTS:
@@ -570,7 +547,7 @@ def _closure_param_facts(path: str, language: str, real: list[_Def], references:
     for key, named in closures.items():
         owner = owners[key]
         inner = [d for d in real if d is not owner and owner.start <= d.start and d.end <= owner.end]
-        for _pattern, captures in QueryCursor(query).matches(owner.node):
+        for _pattern, captures in QueryCursor(calls).matches(owner.node):
             callee, args = captures["callee"][0], captures["args"][0]
             found = named.get(src.node_text(callee))
             if found is None:
@@ -582,7 +559,8 @@ def _closure_param_facts(path: str, language: str, real: list[_Def], references:
             own = bound.get(d.symbol.id, set()) | {p for p in params if p}
             values = [a for a in args.named_children if a.type != "comment"]
             for name, arg in zip(params, values, strict=False):
-                if name is None or arg.type not in _ARG_NODES:
+                if name is None or arg.type not in lang.argument_nodes:
+
                     continue
                 text = src.node_text(arg)
                 head = re.match(r"[A-Za-z_$][\w$]*", text)

@@ -60,16 +60,31 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import __version__
-from .model import CONTAINER_KINDS
-from .resolve import (
-    BUILTIN_CALLS,
+from .languages import (
+    CLASS_NAMES,
     COMMON_METHODS,
     EXTERNAL_TYPES,
+    INSTANCE_FACTORIES,
+    NEUTRAL,
+    NO_TYPE,
+    ONE_ELEMENT_METHODS,
+    SAME_SEQUENCE_METHODS,
+    SELF_NAMES,
+    SELF_RECEIVERS,
+    ImplicitClasses,
+    Language,
+    MethodsApart,
+    PackageScope,
+    is_super_receiver,
+    join_path,
+    module_stem,
+    rules,
+    same_family,
+)
+from .model import CONTAINER_KINDS
+from .resolve import (
     LITERAL_START,
     element_name,
-    js_module_path,
-    module_stem,
-    python_module_path,
     receiver_parts,
     split_top,
     ternary_branches,
@@ -78,28 +93,9 @@ from .resolve import (
 )
 from .userkey import user_secret
 
-SELF_RECEIVERS = frozenset({"self", "this", "cls", "$this", "Self", "me"})
-SUPER_RECEIVERS = frozenset({"super", "super()", "base", "parent"})
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", *CONTAINER_KINDS}) - {"module"}
 CLASS_KINDS = frozenset(CONTAINER_KINDS - {"module"})
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
-IMPLICIT_THIS = frozenset({"java", "csharp", "cpp", "ruby", "kotlin"})
-JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
-# languages whose qualified names carry namespaces / module paths (`a::b::C`, `A.B.C`,
-# `A\\B\\C`): a dotted name is looked up among the qualified names of the repository
-NAMESPACED = frozenset({"rust", "cpp", "csharp", "php"})
-# languages whose files name the files they use (#include, require): a name not defined
-# in the file is looked up in those
-INCLUDING = frozenset({"c", "cpp", "ruby"})
-_INCLUDE_PATH = re.compile(r"(/|\.(h|hh|hpp|hxx|inc|c|cc|cpp|cxx|rb)$)")
-_PY_CTOR = ("__init__",)
-_CTOR_NAMES = {"python": _PY_CTOR, "javascript": ("constructor",), "typescript": ("constructor",),
-               "tsx": ("constructor",), "ruby": ("initialize",), "php": ("__construct",)}
-_NO_TYPE = frozenset({"var", "auto", "let", "const", "dynamic"})
-_SEQUENCE_COPY = re.compile(r"^(list|tuple|sorted|reversed|set|frozenset|iter)\((.*)\)$", re.S)
-_SAME_SEQUENCE = frozenset({"filter", "slice", "concat", "sort", "reverse", "toSorted", "toReversed",
-                            "copy", "splice"})
-_ONE_ELEMENT = frozenset({"find", "findLast", "pop", "shift", "at", "get"})
 # a function expression as written: `(a, b) => ...`, `x => ...`, `async function () {...}`
 _FUNCTION_EXPR = re.compile(r"^(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
 GRAPH_FORMAT = 2  # of Graph.save files
@@ -223,7 +219,7 @@ class Graph:
         self.children: dict[str, dict[str, list[SymbolInfo]]] = defaultdict(partial(defaultdict, list))
         self.by_qualified: dict[str, list[SymbolInfo]] = defaultdict(list)
         self.file_symbols: dict[str, list[str]] = defaultdict(list)  # path → symbol ids
-        self.file_lang: dict[str, str] = {}
+        self.file_lang: dict[str, Language] = {}
         self.module_id: dict[str, str] = {}
         self.stems: dict[str, list[str]] = defaultdict(list)  # module stem → paths
         self.stem_tails: dict[str, set[str]] = defaultdict(set)  # last part of a stem → stems
@@ -326,7 +322,7 @@ class Graph:
         self.symbols[s.id] = s
         self.file_symbols[s.path].append(s.id)
         if s.kind == "module" and s.parent is None:
-            self.file_lang[s.path] = s.language
+            self.file_lang[s.path] = rules(s.language)
             self.module_id[s.path] = s.id
             stem = module_stem(s.path)
             self.stems[stem].append(s.path)
@@ -374,6 +370,7 @@ class Graph:
         facts = _Facts()
         self.facts[path] = facts
         module = self.module_id.get(path, f"{path}::<module>")
+        property_receivers = self.file_lang.get(path, NEUTRAL).parameter_property_receivers
         for r in refs:
             kind = r["kind"]
             if kind == "call":
@@ -400,14 +397,13 @@ class Graph:
             elif kind in ("typed", "assign", "elem"):
                 source = r["source"] or ""
                 if kind == "typed":
-                    fact = ("t", source) if source and source not in _NO_TYPE else ("d", "")
+                    fact = ("t", source) if source and source not in NO_TYPE else ("d", "")
                 else:
                     fact = ("v" if kind == "assign" else "e", source)
                 receiver = r["receiver"] or ""
                 scope = self.symbols.get(enclosing)
                 if receiver:
-                    if receiver not in SELF_RECEIVERS and receiver not in (
-                            "private", "public", "protected", "readonly"):
+                    if receiver not in SELF_RECEIVERS and receiver not in property_receivers:
                         continue
                     cls = self._enclosing_class(enclosing)
                     if cls is not None:
@@ -480,9 +476,11 @@ class Graph:
                 out[fid.rsplit("::", 1)[-1].rsplit(".", 1)[-1].split("#", 1)[0]].add(("r", fid, text))
             for fid, texts in facts.returned.items():
                 out[fid.rsplit("::", 1)[-1].rsplit(".", 1)[-1].split("#", 1)[0]].add(("rv", fid, tuple(texts)))
-        if self.file_lang.get(path) in NAMESPACED:
+        lang = self.file_lang.get(path, NEUTRAL)
+        if lang.namespaced:
             out["ns:" + path].add(tuple(sorted(self._compute_namespaces(path))))
-        if self.file_lang.get(path) in INCLUDING and facts is not None:
+        if lang.includes_files and facts is not None:
+
             out["inc:" + path].add(tuple(sorted(source for source, _ in facts.imports.values())))
         return {k: frozenset(v) for k, v in out.items()}
 
@@ -746,22 +744,23 @@ class Graph:
         """The class of a C++ method defined out of line in a file without the class
         (``void Foo::bar() {}`` in foo.cpp, the class in foo.hpp): the class of that
         qualified name (the same file first)."""
-        if s.language != "cpp" or s.kind not in FUNCTION_KINDS or "." not in s.qualified_name \
+        lang = rules(s.language)
+        if not lang.out_of_line_methods or s.kind not in FUNCTION_KINDS or "." not in s.qualified_name \
                 or s.parent != self.module_id.get(s.path):
             return None
         owner = s.qualified_name.rsplit(".", 1)[0]
-        found = self._qualified(owner, "cpp", CLASS_KINDS)
+        found = self._qualified(owner, lang, CLASS_KINDS)
         if not found:
             return None
         return next((c for c in found if c.path == s.path), found[0])
 
-    def _qualified(self, dotted: str, lang: str, kinds: frozenset[str] = CALLABLE_KINDS) -> list[SymbolInfo]:
+    def _qualified(self, dotted: str, lang: Language, kinds: frozenset[str] = CALLABLE_KINDS) -> list[SymbolInfo]:
         """Symbols whose qualified name is this dotted name or ends with it
         (``net.Transport`` for ``net::Transport``), of the language's family."""
         short = dotted.rsplit(".", 1)[-1]
         self._need(short)
         tail = "." + dotted
-        found = [c for c in self.by_name.get(short, ()) if c.kind in kinds and _same_family(c.language, lang)
+        found = [c for c in self.by_name.get(short, ()) if c.kind in kinds and same_family(c.language, lang.name)
                  and (c.qualified_name == dotted or c.qualified_name.endswith(tail))]
         return sorted(found, key=lambda c: (c.path, c.start_line))
 
@@ -777,13 +776,14 @@ class Graph:
         if facts is None:
             return []
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        lang = self.file_lang.get(path, NEUTRAL)
         out: list[str] = []
         for bound, (source, _) in sorted(facts.imports.items()):
             self._need(bound)
-            if not _INCLUDE_PATH.search(source) and self.file_lang.get(path) != "ruby":
+            if not lang.names_file(source):
                 continue
             stem = module_stem(source.lstrip("./") if not source.startswith("..") else source)
-            near = module_stem(_join(folder, source)) if folder else stem
+            near = module_stem(join_path(folder, source)) if folder else stem
             files = self._module_files(near) or self._module_files(stem)
             out.extend(p for p in files if p != path and p not in out)
         return out
@@ -846,11 +846,12 @@ class Graph:
         qualified = self.by_qualified.get(f"{cls.qualified_name}.{name}")
         if qualified:
             folder = cls.path.rsplit("/", 1)[0]
+            apart = rules(cls.language).methods_apart
             for s in qualified:
                 if s in found or s.language != cls.language or s.kind not in FUNCTION_KINDS:
                     continue
-                if s.path == cls.path or cls.language in ("rust", "cpp", "c") or (
-                        cls.language == "go" and s.path.rsplit("/", 1)[0] == folder):
+                if s.path == cls.path or apart is MethodsApart.ANYWHERE or (
+                        apart is MethodsApart.SAME_FOLDER and s.path.rsplit("/", 1)[0] == folder):
                     found.append(s)
         return found
 
@@ -879,7 +880,8 @@ class Graph:
                 return
             self._need(cls.name)
             facts = self.facts.get(cls.path)
-            if cls.language == "rust" and cls.kind == "impl":
+            lang = rules(cls.language)
+            if lang.impl_blocks and cls.kind == "impl":
                 # an impl block: the type it implements (its fields) and its other impls
                 value = self._type_value(cls.name, cls.path, cls.parent or "", depth + 1)
                 for same in value[1] if value is not None and value[0] == "inst" else ():
@@ -889,10 +891,10 @@ class Graph:
                     continue
                 value = self._type_value(f"{qualifier}.{name}" if qualifier else name, cls.path,
                                          cls.parent or "", depth + 1)
-                if value is None and cls.language == "ruby":  # a mixin: `include M` names a module
+                if value is None and lang.mixin_modules:  # a mixin: `include M` names a module
                     self._need(name)
                     mixins = [m for mid in self.module_id.values() for m in self.children.get(mid, {}).get(name, ())
-                              if m.kind == "module" and m.language == "ruby"]
+                              if m.kind == "module" and m.language == cls.language]
                     value = ("inst", tuple(m.id for m in mixins)) if mixins else None
                 if value is None or value[0] not in ("inst", "cls"):
                     external = True
@@ -968,7 +970,8 @@ class Graph:
         return out
 
     def _constructors(self, cls: SymbolInfo) -> list[SymbolInfo]:
-        names = _CTOR_NAMES.get(cls.language)
+        names = rules(cls.language).constructor_names
+
         if names is not None:
             for name in names:
                 found, _ = self._lookup(cls.id, name)
@@ -992,90 +995,40 @@ class Graph:
             return None
         source, original = facts.imports[bound]
         self._need(original)
-        lang = self.file_lang.get(path, "")
-        if lang == "python":
-            if original == source:  # import a.b / import a.b as c
-                modpath = python_module_path(source if bound != source.split(".")[0] else bound, path)
-                files = self._module_files(modpath)
-                return ("mod", tuple(files)) if files else EXTERNAL
-            modpath = python_module_path(source, path)
-            files = self._module_files(modpath) if modpath else []
-            if not files and not source.startswith("."):
-                sub = self._module_files(f"{modpath}/{original}")
-                return ("mod", tuple(sub)) if sub else EXTERNAL
-            found = self._module_member(tuple(files), original, depth + 1)
-            if found is not None:
-                return found
-            sub = self._module_files(f"{modpath}/{original}" if modpath else original)
-            return ("mod", tuple(sub)) if sub else None
-        if lang in JS_LIKE:
-            modpath = js_module_path(source, path)
-            if modpath is None:
-                return EXTERNAL
-            files = self._module_files(modpath)
-            if not files:
-                return None
-            if original.startswith("*") or self._is_require(path, bound):
-                return ("mod", tuple(files))
-            found = self._module_member(tuple(files), original, depth + 1)
-            if found is None:  # a default import: the module's main export, by the bound name
-                return None
-            return found
-        if lang == "go":
-            files = self._package_files(source)
-            return ("mod", tuple(files)) if files else EXTERNAL
-        if lang in NAMESPACED:
-            found = self._namespaced_import(path, source, original, lang, depth + 1)
-            if found is not None:
-                return found
-        if lang == "java" or lang == "csharp" or lang == "kotlin":
-            modpath = source.replace(".", "/")
-            files = self._module_files(modpath)
-            if files:
-                return self._module_member(tuple(files), original, depth + 1)
-            parent = modpath.rsplit("/", 1)[0]
-            found = [s for p in self._package_files(parent) for s in self._top(p, original)]
-            return found or None
-        # other languages: symbols of that name in files whose path matches the source
-        found = [s for s in self.by_name.get(original, []) if _path_matches(s.path, source)]
-        self._need(original)
-        return found or None
+        return self.file_lang.get(path, NEUTRAL).import_value(self, path, bound, source, original, depth)
 
-    def _namespaced_import(self, path: str, source: str, original: str, lang: str, depth: int = 0
-                           ) -> Value | list[SymbolInfo] | None:
-        """Rust ``use a::b::C`` / ``use a::{b::C as D}``, C# ``using D = A.B.C;``, PHP
-        ``use A\\B\\C as D;``, C++ ``using a::C;``: the symbols of that qualified name;
-        for Rust the item of the module file the path names (or that module)."""
-        dotted = source.replace("::", ".").replace("\\", ".").strip(".")
-        orig = original.replace("::", ".").replace("\\", ".").strip(".")
-        if orig and orig != dotted and not dotted.endswith("." + orig):
-            dotted = f"{dotted}.{orig}"  # an item of a `use` list: below its prefix
-        parts = [p for p in dotted.split(".") if p]
-        if lang == "rust":
-            while parts and parts[0] in ("crate", "self", "super"):
-                parts = parts[1:]
-            if not parts:
-                return None
-            if len(parts) > 1:
-                files = self._module_files("/".join(parts[:-1]))
-                if files:
-                    found = self._module_member(tuple(files), parts[-1], depth + 1)
-                    if found is not None:
-                        return found
-            files = self._module_files("/".join(parts))
-            if files:
-                return ("mod", tuple(files))
-        found = self._qualified(".".join(parts), lang) if parts else []
-        return found or None
+    # --- what a language's import rule asks (languages.ImportContext) -----------------
 
-    def _is_require(self, path: str, bound: str) -> bool:
+    external_value = ("ext", ())
+
+    @staticmethod
+    def module(files: Iterable[str]) -> Value:
+        return ("mod", tuple(files))
+
+    def module_files(self, modpath: str) -> list[str]:
+        return self._module_files(modpath)
+
+    def package_files(self, source: str) -> list[str]:
+        return self._package_files(source)
+
+    def module_member(self, files: tuple[str, ...], name: str, depth: int) -> Value | list[SymbolInfo] | None:
+        return self._module_member(files, name, depth)
+
+    def top_level(self, path: str, name: str) -> list[SymbolInfo]:
+        return self._top(path, name)
+
+    def qualified(self, dotted: str, language: Language) -> list[SymbolInfo]:
+        return self._qualified(dotted, language)
+
+    def symbols_named(self, name: str) -> list[SymbolInfo]:
+        self._need(name)
+        return self.by_name.get(name, [])
+
+    def assigned_texts(self, path: str, name: str) -> list[str]:
         facts = self.facts.get(path)
         if facts is None:
-            return False
-        for form, text in facts.vars.get(self.module_id.get(path, ""), {}).get(bound, ()):
-            if form == "v" and text.startswith("require("):
-                return True
-        return False
+            return []
+        return [text for form, text in facts.vars.get(self.module_id.get(path, ""), {}).get(name, ()) if form == "v"]
 
     def _module_member(self, files: tuple[str, ...], name: str, depth: int = 0
                        ) -> Value | list[SymbolInfo] | None:
@@ -1102,8 +1055,7 @@ class Graph:
             if facts is None or not facts.stars:
                 continue
             for source in facts.stars:
-                lang = self.file_lang.get(p, "")
-                modpath = python_module_path(source, p) if lang == "python" else js_module_path(source, p)
+                modpath = self.file_lang.get(p, NEUTRAL).star_module_path(source, p)
                 if not modpath:
                     continue
                 sub = self._module_files(modpath)
@@ -1111,7 +1063,7 @@ class Graph:
                     got = self._module_member(tuple(sub), name, depth + 1)
                     if got is not None:
                         return got
-        if files and self.file_lang.get(files[0]) == "python" and files[0].endswith("__init__.py"):
+        if files and self.file_lang.get(files[0], NEUTRAL).is_package_entry(files[0]):
             sub = self._module_files(module_stem(files[0]) + "/" + name)
             if sub:
                 return ("mod", tuple(sub))
@@ -1186,41 +1138,41 @@ class Graph:
             return value
         if value == EXTERNAL:
             return EXTERNAL
-        lang = self.file_lang.get(path, "")
+        lang = self.file_lang.get(path, NEUTRAL)
         if len(parts) == 1:
             classes = self._classes_named(parts[0], path, lang)
             if classes:
                 return ("inst", tuple(c.id for c in classes))
-        elif lang in NAMESPACED:  # `net::Transport`, `Acme.Net.Transport`, `\App\Net\Transport`
-            classes = self._qualified(".".join(p for p in parts if p not in ("crate", "self", "super")),
-                                      lang, CLASS_KINDS)
+        elif lang.namespaced:  # `net::Transport`, `Acme.Net.Transport`, `\App\Net\Transport`
+            classes = self._qualified(".".join(p for p in parts if p not in lang.path_roots), lang, CLASS_KINDS)
             if classes:
                 return ("inst", tuple(c.id for c in classes))
         if parts[-1] in EXTERNAL_TYPES or name in EXTERNAL_TYPES:
             return EXTERNAL
         return None
 
-    def _classes_named(self, name: str, path: str, lang: str) -> list[SymbolInfo]:
-        """Classes of this name visible without an import: the same file, the same
-        package folder (Go, Java, C#), else the only one of that name in the repository
-        (not for Python and JS, which import what they use)."""
+    def _classes_named(self, name: str, path: str, lang: Language) -> list[SymbolInfo]:
+        """Classes of this name visible without an import: the same file, then as the
+        language says (``Language.implicit_classes``): none more (Python), the only one
+        of that name (JavaScript's JSDoc), or those of a namespace the file is in or
+        imports, of a file it includes, of its folder, else the only one."""
         self._need(name)
-        candidates = [s for s in self.by_name.get(name, ()) if s.kind in CLASS_KINDS and s.language == lang]
+        candidates = [s for s in self.by_name.get(name, ()) if s.kind in CLASS_KINDS and s.language == lang.name]
         if not candidates:
             return []
         same_file = [s for s in candidates if s.path == path]
         if same_file:
             return same_file
-        if lang == "python":
+        if lang.implicit_classes is ImplicitClasses.NONE:
             return []
-        if lang in JS_LIKE:  # JSDoc names classes it does not import: the only one of that name
+        if lang.implicit_classes is ImplicitClasses.UNIQUE:
             return candidates if len(candidates) == 1 else []
-        if lang in NAMESPACED:  # in a namespace this file is in or imports whole
+        if lang.namespaced:  # in a namespace this file is in or imports whole
             spaces = self._file_namespaces(path)
             seen = [s for s in candidates if s.qualified_name.rsplit(".", 1)[0] in spaces]
             if seen:
                 return seen
-        if lang in INCLUDING:
+        if lang.includes_files:
             files = set(self._included_files(path))
             included = [s for s in candidates if s.path in files]
             if included:
@@ -1238,17 +1190,17 @@ class Graph:
         t = text.strip()
         if not t or t.startswith(LITERAL_START) or t in ("None", "True", "False", "null", "true", "false", "nil"):
             return EXTERNAL if t and not t.startswith(("lambda ", "not ")) else None
-        lang = self.file_lang.get(path, "")
-        if t.startswith("require(") and lang in JS_LIKE:
+        lang = self.file_lang.get(path, NEUTRAL)
+        if lang.module_loader and t.startswith(lang.module_loader):
             return None
-        copy = _SEQUENCE_COPY.match(t) if lang == "python" else None
+        copy = lang.sequence_copy.match(t) if lang.sequence_copy is not None else None
         if copy is not None:  # list(xs), sorted(xs), reversed(xs): the same elements
             inner = split_top(copy.group(2), ",")[0].strip()
             value = self._expr_value(inner, path, scope, depth + 1)
             if value is None or value[0] == "arr":
                 return value
             return EXTERNAL
-        branches = ternary_branches(t) if lang != "python" and "?" in t else None
+        branches = ternary_branches(t) if lang.ternaries and "?" in t else None
         if branches is not None:  # `c ? a : b`: either value
             return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in branches])
         parts = receiver_parts(t)
@@ -1260,13 +1212,13 @@ class Graph:
         """``net::Transport("x").send``: the longest leading run of names that is the
         qualified name of a class (an instance when it is called), and the parts left
         after it (the first part of what is left stands for that value)."""
-        lang = self.file_lang.get(path, "")
+        lang = self.file_lang.get(path, NEUTRAL)
         for i in range(len(parts), 1, -1):
             head = parts[:i]
             if any(p.endswith(")") or p.startswith("[") for p in head[:-1]) or head[-1].startswith("["):
                 continue
             names = [p[:-2] if p.endswith("()") else p for p in head]
-            names = [n for n in names if n not in ("crate", "self", "super")] if lang == "rust" else names
+            names = [n for n in names if n not in lang.path_roots]
             if len(names) < 2:
                 continue
             classes = self._qualified(".".join(names), lang, CLASS_KINDS)
@@ -1297,7 +1249,8 @@ class Graph:
             value = self._call_value(first[:-2], path, scope, depth + 1)
         else:
             value = self._name_value(first, path, scope, depth + 1)
-        if value is None and len(parts) > 1 and self.file_lang.get(path, "") in NAMESPACED:
+        if value is None and len(parts) > 1 and self.file_lang.get(path, NEUTRAL).namespaced:
+
             found = self._qualified_prefix(parts, path)
             if found is not None:
                 value, parts = found
@@ -1317,15 +1270,15 @@ class Graph:
         if depth > _MAX_DEPTH:
             return self._cut()
         self._need(name)
-        if name in ("self", "this", "cls", "$this", "Self"):
+        if name in SELF_NAMES:
             cls = self._enclosing_class(scope)
             if cls is None:
                 return None
-            return ("cls" if name in ("cls", "Self") else "inst", (cls.id,))
-        lang = self.file_lang.get(path, "")
+            return ("cls" if name in CLASS_NAMES else "inst", (cls.id,))
+        lang = self.file_lang.get(path, NEUTRAL)
         facts = self.facts.get(path)
         for s in self._scopes(scope):
-            if s.kind in CLASS_KINDS and s.id != scope and lang == "python":
+            if s.kind in CLASS_KINDS and s.id != scope and not lang.class_body_is_scope:
                 continue
             defs = self.children.get(s.id, {}).get(name)
             if defs:
@@ -1339,7 +1292,7 @@ class Graph:
                 local = facts.vars.get(s.id, {}).get(name)
                 if local and not (s.parent is None and name in facts.imports):
                     return self._var_value(path, s.id, name, depth + 1)
-            if s.kind in CLASS_KINDS and lang in IMPLICIT_THIS and not types_only:
+            if s.kind in CLASS_KINDS and lang.implicit_this and not types_only:
                 named = [c for c in self._mro(s.id, depth + 1)[0]
                          if c in self.symbols and self.symbols[c].name == name]
                 if named:  # the class or a base by its own name (C++ `Base::send()`)
@@ -1357,7 +1310,7 @@ class Graph:
                     return ("cls", classes)
             if facts is not None and not types_only and name in facts.vars.get(module, {}):
                 return self._var_value(path, module, name, depth + 1)
-        if types_only and lang in ("cpp", "ruby") and facts is not None and module is not None:
+        if types_only and lang.type_aliases_as_variables and facts is not None and module is not None:
             # an alias: `Link = Transport` (Ruby), `using Link = net::Transport;` (its own symbol)
             holders = [module, *(d.id for d in self.children.get(module, {}).get(name, ()) if d.kind == "type")]
             for holder in holders:
@@ -1374,14 +1327,11 @@ class Graph:
                 funcs = tuple(s.id for s in value if s.kind in FUNCTION_KINDS)
                 return ("fn", funcs) if funcs and not types_only else None
             return value
-        if lang == "go":
-            # a package name without an import in this file? (a test of another package)
-            pass
-        if lang not in ("python",):
+        if lang.implicit_classes is not ImplicitClasses.NONE:
             classes = self._classes_named(name, path, lang)
             if classes:
                 return ("cls", tuple(c.id for c in classes))
-        if name in BUILTIN_CALLS.get(lang, ()) or lang in NAMESPACED and name in EXTERNAL_TYPES:
+        if name in lang.external_names:
             return EXTERNAL
         return None
 
@@ -1401,9 +1351,9 @@ class Graph:
             if is_call and member is not None and member[0] == "cls":
                 return ("inst", member[1])
             return member if not is_call else None
-        if kind == "cls" and attr == "new" and any(
-                self.symbols[i].language == "ruby" for i in ids if i in self.symbols):
-            if not any(self._lookup(cid, "new", depth=depth + 1)[0] for cid in ids):  # `Foo.new`: an instance
+        if kind == "cls" and attr in INSTANCE_FACTORIES and any(
+                rules(self.symbols[i].language).instance_factory == attr for i in ids if i in self.symbols):
+            if not any(self._lookup(cid, attr, depth=depth + 1)[0] for cid in ids):  # `Foo.new`: an instance
                 return ("inst", ids)
         if kind in ("inst", "cls"):
             classes: list[str] = []
@@ -1443,9 +1393,10 @@ class Graph:
                 return (kind_out, tuple(dict.fromkeys(classes)))
             return EXTERNAL if external else None
         if kind == "arr":  # the methods of the language's array / list
-            if is_call and attr in _SAME_SEQUENCE:
+            if is_call and attr in SAME_SEQUENCE_METHODS:
                 return value
-            if is_call and attr in _ONE_ELEMENT:
+            if is_call and attr in ONE_ELEMENT_METHODS:
+
                 return ("inst", ids)
             return EXTERNAL
         if kind == "fn" and is_call:
@@ -1576,8 +1527,8 @@ class Graph:
         """(edges, known to be outside the repository)."""
         name, receiver = site.name, site.receiver
         self._need(name)
-        lang = self.file_lang.get(site.path, "")
-        if receiver in SUPER_RECEIVERS or receiver.startswith("super("):
+        lang = self.file_lang.get(site.path, NEUTRAL)
+        if is_super_receiver(receiver):
             cls = self._enclosing_class(site.caller)
             if cls is None:
                 return [], False
@@ -1586,7 +1537,7 @@ class Graph:
         if receiver in SELF_RECEIVERS:
             return self._self_call(site, name, receiver)
         if not receiver:
-            if name == "super" and lang == "ruby":  # the method of the same name in a base
+            if name in lang.super_method_calls:  # Ruby `super`: the method of the same name in a base
                 cls = self._enclosing_class(site.caller)
                 caller = self.symbols.get(site.caller)
                 if cls is None or caller is None or caller.kind not in FUNCTION_KINDS:
@@ -1594,12 +1545,11 @@ class Graph:
                 self._need(caller.name)
                 found, external = self._lookup(cls.id, caller.name, skip_self=True)
                 return (self._edges(site, found, "super"), False) if found else ([], external)
-            if name in ("super", "this") and lang in (*JS_LIKE, "java", "csharp", "cpp") or (
-                    name == "base" and lang == "csharp"):
+            if name in lang.own_constructor_calls or name in lang.base_constructor_calls:
                 cls = self._enclosing_class(site.caller)
                 if cls is None:
                     return [], False
-                if name == "this":
+                if name in lang.own_constructor_calls:
                     return self._edges(site, self._constructors(cls), "self"), False
                 mro, external = self._mro(cls.id)
                 for base_id in mro[1:2]:
@@ -1632,9 +1582,9 @@ class Graph:
                         found = self._assigned_functions(cid, name)
                     external = external or (ext and not found)
                     targets.extend(s for s in found if s not in targets)
-                if not targets and kind == "cls" and name == "new" and lang == "ruby":
+                if not targets and kind == "cls" and name == lang.instance_factory:
                     return self._edges(site, self._symbols(ids), "type", ctor=True), False
-                if targets and kind == "cls" and lang == "cpp":
+                if targets and kind == "cls" and lang.class_qualified_super:
                     # `Base::send()` in a method of a class derived from Base
                     cls = self._enclosing_class(site.caller)
                     if cls is not None and set(ids) & set(self._mro(cls.id)[0][1:]):
@@ -1643,9 +1593,9 @@ class Graph:
                     return self._edges(site, targets, "type", ctor=True), False
                 if external:
                     return [], True
-                if kind == "cls" or lang not in ("python", "php", "ruby"):  # dynamic: by name after all
+                if kind == "cls" or not lang.dynamic_members:  # dynamic: by name after all
                     return [], False
-        if value is None and lang in NAMESPACED and parts and all(p[-1:] not in ")]" for p in parts):
+        if value is None and lang.namespaced and parts and all(p[-1:] not in ")]" for p in parts):
             found = self._qualified(".".join([*parts, name]), lang)
             if found:  # a namespace-qualified class or function: `net::Transport(...)`
                 return self._edges(site, found, "import", ctor=True), False
@@ -1657,7 +1607,7 @@ class Graph:
     def _self_call(self, site: CallSite, name: str, receiver: str) -> tuple[list[Edge], bool]:
         cls = self._enclosing_class(site.caller)
         if cls is None:
-            return self._by_name(site, name, with_receiver=True, lang=self.file_lang.get(site.path, ""))
+            return self._by_name(site, name, with_receiver=True, lang=self.file_lang.get(site.path, NEUTRAL))
         found, external = self._lookup(cls.id, name)
         if found:
             return self._edges(site, found, "self", ctor=True), False
@@ -1669,12 +1619,12 @@ class Graph:
             return self._edges(site, subs, "subclass"), False
         return [], external
 
-    def _bare_call(self, site: CallSite, name: str, lang: str) -> tuple[list[Edge], bool]:
+    def _bare_call(self, site: CallSite, name: str, lang: Language) -> tuple[list[Edge], bool]:
         path = site.path
         facts = self.facts.get(path)
         module = self.module_id.get(path)
         for s in self._scopes(site.caller):
-            if s.kind in CLASS_KINDS and lang not in IMPLICIT_THIS:
+            if s.kind in CLASS_KINDS and not lang.implicit_this:
                 continue
             if s.kind in CLASS_KINDS:
                 found, external = self._lookup(s.id, name)
@@ -1706,22 +1656,22 @@ class Graph:
         if facts is not None and module is not None and name in facts.vars.get(module, {}):
             value = self._eval_facts(facts.vars[module][name], path, module, 1)
             return self._value_edges(site, value)
-        if lang == "go" or lang in ("java", "csharp", "kotlin"):
+        if lang.package_scope is not PackageScope.NONE:
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             self._need(name)
             same = [s for s in self.by_name.get(name, ()) if s.path != path
                     and (s.path.rsplit("/", 1)[0] if "/" in s.path else "") == folder
-                    and s.language == lang and s.parent == self.module_id.get(s.path)]
-            if lang != "go":
+                    and s.language == lang.name and s.parent == self.module_id.get(s.path)]
+            if lang.package_scope is PackageScope.CLASSES:
                 same = [s for s in same if s.kind in CLASS_KINDS]
             if same:
                 return self._edges(site, same, "package", ctor=True), False
-        if lang in INCLUDING:  # defined in a file this one includes / requires
+        if lang.includes_files:  # defined in a file this one includes / requires
             found = [s for p in self._included_files(path) for s in self._top(p, name)
                      if s.kind in CALLABLE_KINDS]
             if found:
                 return self._edges(site, found, "import", ctor=True), False
-        if lang in NAMESPACED:  # a class of a namespace this file is in or imports
+        if lang.namespaced:  # a class of a namespace this file is in or imports
             classes = self._classes_named(name, path, lang)
             spaces = self._file_namespaces(path)
             classes = [c for c in classes if c.qualified_name.rsplit(".", 1)[0] in spaces
@@ -1731,13 +1681,13 @@ class Graph:
         self._need("*")
         if facts is not None and facts.stars and module is not None:
             for source in facts.stars:
-                modpath = python_module_path(source, path) if lang == "python" else js_module_path(source, path)
+                modpath = lang.star_module_path(source, path)
                 files = self._module_files(modpath) if modpath else []
                 if files:
                     member = self._module_member(tuple(files), name)
                     if isinstance(member, list):
                         return self._edges(site, member, "import", ctor=True), False
-        if name in BUILTIN_CALLS.get(lang, ()) or lang in NAMESPACED and name in EXTERNAL_TYPES:
+        if name in lang.external_names:
             return [], True
         return self._by_name(site, name, with_receiver=False, lang=lang)
 
@@ -1755,9 +1705,9 @@ class Graph:
             return self._edges(site, self._symbols(ids), reason), False
         return [], False
 
-    def _by_name(self, site: CallSite, name: str, *, with_receiver: bool, lang: str) -> tuple[list[Edge], bool]:
-        family = "js" if lang in JS_LIKE else "c" if lang in ("c", "cpp") else lang
-        candidates = self._memoized(("name", name, with_receiver, family),
+    def _by_name(self, site: CallSite, name: str, *, with_receiver: bool, lang: Language
+                 ) -> tuple[list[Edge], bool]:
+        candidates = self._memoized(("name", name, with_receiver, lang.family),
                                     lambda: self._name_candidates(name, with_receiver, lang))
         # one method of that name in the whole repository, and not a name the standard
         # types use: what a reader would take it for, with some doubt left
@@ -1765,18 +1715,19 @@ class Graph:
                   and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__")))
         return self._edges(site, candidates, "unique" if unique else "name"), False  # type: ignore[arg-type]
 
-    def _name_candidates(self, name: str, with_receiver: bool, lang: str) -> list[SymbolInfo]:
+    def _name_candidates(self, name: str, with_receiver: bool, lang: Language) -> list[SymbolInfo]:
         self._need(name)
         candidates = self.by_name.get(name, [])
         if with_receiver:
             candidates = [s for s in candidates if s.kind in ("method", "constructor")
-                          or (s.kind == "function" and (lang in JS_LIKE or lang == "go"))]
+                          or (s.kind == "function" and lang.functions_as_methods)]
         else:
             candidates = [s for s in candidates
                           if s.kind in FUNCTION_KINDS or s.kind in CLASS_KINDS]
-        if lang:
-            candidates = [s for s in candidates if _same_family(s.language, lang)]
+        if lang.name:
+            candidates = [s for s in candidates if same_family(s.language, lang.name)]
         return candidates
+
 
     def _edges(self, site: CallSite, targets: list[SymbolInfo], reason: str, *, ctor: bool = False) -> list[Edge]:
         if not targets:
@@ -2023,7 +1974,7 @@ class Graph:
         edges = sum(reasons.values())
         languages: dict[str, dict[str, int]] = {}
         for site, site_edges in self._site_edges_items():
-            lang = self.file_lang.get(site.path, "")
+            lang = self.file_lang.get(site.path, NEUTRAL).name
             row = languages.setdefault(lang, {"sites": 0, "resolved": 0, "ambiguous": 0,
                                               "by_name": 0, "external": 0, "unresolved": 0})
             row["sites"] += 1
@@ -2169,40 +2120,5 @@ def _drop(index: dict, key: object, item: object) -> None:
         del index[key]
 
 
-def _same_family(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    families = (JS_LIKE, frozenset({"c", "cpp"}))
-    return any(a in f and b in f for f in families)
-
-
-def _join(folder: str, rel: str) -> str:
-    """``net`` + ``../x/y.h`` → ``x/y.h``."""
-    out = folder.split("/") if folder else []
-    for part in rel.split("/"):
-        if part in (".", ""):
-            continue
-        if part == "..":
-            if out:
-                out.pop()
-        else:
-            out.append(part)
-    return "/".join(out)
-
-
 def _site(r: dict) -> CallSite:
     return CallSite(r["path"], r["line"], r["col"], r["name"], r["receiver"] or "", r["enclosing"])
-
-
-def _path_matches(path: str, source: str) -> bool:
-    """Does a file path look like the module an import names? (``.x`` / ``pkg.x`` /
-    ``./x`` / ``pkg/x``)"""
-
-    stem = path.rsplit(".", 1)[0]
-    if stem.endswith("/__init__") or stem.endswith("/index"):
-        stem = stem.rsplit("/", 1)[0]
-    mod = re.sub(r"\.(m?[jt]sx?|cjs|py|rb|php|h|hpp)$", "", source.strip()).lstrip("./")
-    mod = mod.replace("::", "/").replace(".", "/").replace("\\", "/")
-    if not mod:
-        return False
-    return stem == mod or stem.endswith("/" + mod)

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..graph import Edge, _path_matches
+from ..graph import Edge
+from ..languages import path_matches as _path_matches
 from .state import FolderState, Snapshot, SymRow, innermost, name_span, ref_at
 from .symbols import is_file_unit, selection_range, symbol_kind, symbol_range
 from .trace import mark
