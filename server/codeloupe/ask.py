@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .errors import CodeloupeError
 from .graph import Graph, SymbolInfo
+from .graph_store import graph_for_store
 from .model import CONTAINER_KINDS
 from .safeio import read_repo_file
 from .scan import DEFAULT_MAX_BYTES
@@ -787,7 +788,7 @@ def build_context(
 ) -> Context:
     if not question.strip():
         raise AskError("the question is empty")
-    graph = graph if graph is not None else Graph.for_store(index.store)
+    graph = graph if graph is not None else graph_for_store(index.store)
     read = read_lines or _disk_reader(index.root, index.settings.max_file_bytes)
     if reranker is None and settings.reranker:
         reranker = load_reranker(settings.reranker)

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 from ..graph import DEFAULT_MIN_CONFIDENCE, Edge, Graph, SymbolInfo
+from ..graph_store import graph_for_store
 from .common import CliError, err, open_for_query
 from .common import out as _print
 
@@ -21,7 +22,7 @@ class TargetError(Exception):
 def load_graph(args: argparse.Namespace) -> Graph:
     """The call graph of the folder, the index brought up to date first."""
     index = open_for_query(args.root, args, needs_model=False)
-    return Graph.for_store(index.store)  # the saved map when the index has not changed since
+    return graph_for_store(index.store)  # the saved map when the index has not changed since
 
 
 def find_symbols(graph: Graph, target: str) -> list[SymbolInfo]:

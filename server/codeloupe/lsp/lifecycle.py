@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..config import Settings
-from ..graph import store_key
+from ..graph_store import store_key
 from ..index import Index
 from .documents import use_buffer_documents
 from .options import ServerOptions, camel, read_lenient

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..graph import Graph, SymbolInfo, saved_graph_path, store_key
+from ..graph import Graph, SymbolInfo
+from ..graph_store import saved_graph_path, store_key
 from ..model import FileExtraction, Reference, Symbol
 from .jobs import Jobs
 

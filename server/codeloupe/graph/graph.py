@@ -46,21 +46,19 @@ facts (definitions, bases, imports, attribute and return types) changed there.
 from __future__ import annotations
 
 import gc
-import hashlib
 import hmac
-import logging
 import os
 import pickle
 import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
 
-from . import __version__
-from .languages import (
+from .. import __version__
+from ..languages import (
     CLASS_NAMES,
     COMMON_METHODS,
     EXTERNAL_TYPES,
@@ -81,8 +79,26 @@ from .languages import (
     rules,
     same_family,
 )
-from .model import CONTAINER_KINDS
-from .resolve import (
+from ..userkey import user_secret
+from .model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    CONFIDENCE,
+    EXTERNAL,
+    FUNCTION_KINDS,
+    AttrFact,
+    CallSite,
+    Edge,
+    Fact,
+    FactForm,
+    Reason,
+    SymbolInfo,
+    Target,
+    TypeRef,
+    Value,
+    ValueKind,
+)
+from .resolve.text import (
     LITERAL_START,
     element_name,
     receiver_parts,
@@ -91,94 +107,21 @@ from .resolve import (
     type_name,
     union_members,
 )
-from .userkey import user_secret
 
-CALLABLE_KINDS = frozenset({"function", "method", "constructor", *CONTAINER_KINDS}) - {"module"}
-CLASS_KINDS = frozenset(CONTAINER_KINDS - {"module"})
-FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
+INSTANCE, CLASS, MODULE, FUNCTION, ARRAY = (ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE,
+                                            ValueKind.FUNCTION, ValueKind.ARRAY)
+LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = Reason
+TYPED, DECLARED, ASSIGNED, ELEMENTS = FactForm
 # a function expression as written: `(a, b) => ...`, `x => ...`, `async function () {...}`
 _FUNCTION_EXPR = re.compile(r"^(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
 GRAPH_FORMAT = 2  # of Graph.save files
 _MAGIC = b"codeloupe-graph\n"
-GRAPH_FILE = "callgraph.pickle"  # in the index folder: the map Graph.for_store saves
-log = logging.getLogger("codeloupe.graph")
 # nested steps of one resolution, counted across remembered lookups (a lookup computed
 # deep inside another goes on from its depth): a step is a few Python frames, so a
 # resolution stays far below Python's recursion limit whatever the code (chains of
 # re-exports, copies, bases, returns: tests/test_graph_bounds.py); past it, unresolved
 _MAX_DEPTH = 64
 _MAX_ACTIVE = 48  # nested remembered lookups
-
-# confidences per step
-CONF = {"local": 0.95, "self": 0.95, "super": 0.95, "import": 0.9, "type": 0.9, "package": 0.85,
-        "constructor": 0.95, "subclass": 0.6, "unique": 0.6, "name": 0.3}
-# What users see by default (call hierarchy, code lens and hover counts, ``codeloupe calls``
-# and ``path``, ``codeloupe.server.callChain``): edges found by scope, self/super, imports,
-# types or a unique method name. Name-match candidates (``name``: 0.3 or less) stay in the
-# graph, are counted apart, and are shown with a minimum of 0 (bench/eval_graph.py: at
-# >= 0.5 precision 0.98-1.0, recall 0.91-1.0; over every edge precision 0.55-0.89).
-DEFAULT_MIN_CONFIDENCE = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolInfo:
-    id: str
-    path: str
-    name: str
-    qualified_name: str
-    kind: str
-    parent: str | None
-    start_line: int
-    end_line: int
-    language: str
-
-
-class CallSite(NamedTuple):  # a tuple: hashed in C (sites key several indexes)
-    path: str
-    line: int
-    col: int
-    name: str
-    receiver: str
-    caller: str  # id of the enclosing symbol
-
-
-class Edge:
-    """A call site resolved to one target. Compared and hashed by identity (each edge
-    is one object, held by two indexes); treat it as immutable. A plain slots class:
-    a graph holds hundreds of thousands and a frozen dataclass is slow to build."""
-
-    __slots__ = ("site", "target", "reason", "confidence", "ambiguous")
-
-    def __init__(self, site: CallSite, target: str, reason: str, confidence: float,
-                 ambiguous: bool = False) -> None:
-        self.site = site
-        self.target = target  # symbol id
-        self.reason = reason  # "local", "self", "super", "import", "type", "package", "subclass", "name"
-        self.confidence = confidence
-        self.ambiguous = ambiguous
-
-    def __repr__(self) -> str:
-        return (f"Edge(site={self.site!r}, target={self.target!r}, reason={self.reason!r}, "
-                f"confidence={self.confidence!r}, ambiguous={self.ambiguous!r})")
-
-
-@dataclass(frozen=True, slots=True)
-class TypeRef:
-    """A use of a class that is not a call: a base class or a type annotation."""
-
-    path: str
-    line: int
-    col: int
-    name: str
-    receiver: str
-    enclosing: str
-    kind: str  # "base" or "type"
-
-
-# A value's type during resolution: ("inst" | "cls", class ids), ("mod", paths),
-# ("fn", function ids), EXTERNAL (known to lie outside the repository), or None.
-Value = tuple[str, tuple[str, ...]]
-EXTERNAL: Value = ("ext", ())
 
 
 @dataclass(slots=True)
@@ -256,6 +199,10 @@ class Graph:
         # that file starts from it instead of computing it again (it reads only the file)
         self._digests: dict[str, dict[str, frozenset]] = {}
         self._depth = 0
+        with gc_paused():
+            self._build(symbols, refs)
+
+    def _build(self, symbols: list[SymbolInfo], refs: list[dict]) -> None:
         by_path: dict[str, list[dict]] = defaultdict(list)
         for s in symbols:
             self._add_symbol(s)
@@ -397,9 +344,9 @@ class Graph:
             elif kind in ("typed", "assign", "elem"):
                 source = r["source"] or ""
                 if kind == "typed":
-                    fact = ("t", source) if source and source not in NO_TYPE else ("d", "")
+                    fact = Fact(TYPED, source) if source and source not in NO_TYPE else Fact(DECLARED, "")
                 else:
-                    fact = ("v" if kind == "assign" else "e", source)
+                    fact = Fact(ASSIGNED if kind == "assign" else ELEMENTS, source)
                 receiver = r["receiver"] or ""
                 scope = self.symbols.get(enclosing)
                 if receiver:
@@ -408,11 +355,12 @@ class Graph:
                     cls = self._enclosing_class(enclosing)
                     if cls is not None:
                         facts.attrs.setdefault(cls.id, {}).setdefault(r["name"], []).append(
-                            (*fact, enclosing))
+                            AttrFact(fact.form, fact.text, enclosing))
                     if receiver in SELF_RECEIVERS:
                         continue
                 if scope is not None and scope.kind in CLASS_KINDS:
-                    facts.attrs.setdefault(scope.id, {}).setdefault(r["name"], []).append((*fact, enclosing))
+                    facts.attrs.setdefault(scope.id, {}).setdefault(r["name"], []).append(
+                        AttrFact(fact.form, fact.text, enclosing))
                 else:
                     facts.vars.setdefault(enclosing if scope is not None else module, {}).setdefault(
                         r["name"], []).append(fact)
@@ -508,7 +456,7 @@ class Graph:
             self.site_deps[site] = frozenset(deps)
             for dep in deps:
                 self.sites_by_dep[dep][site] = None
-        if found and found[0][1] == "name":  # by name only (every candidate is): compactly
+        if found and found[0].reason is NAME:  # by name only (every candidate is): compactly
             self._named[site] = found
             self._named_by_name[site.name][site] = None
             self._named_by_caller[site.caller][site] = None
@@ -593,35 +541,6 @@ class Graph:
                 self._link(site)
         if not new_sites:
             del self.sites[path]
-
-    @classmethod
-    def for_store(cls, store) -> Graph:  # noqa: ANN001 - codeloupe.store.Store
-        """The map of an index: the one saved beside it (``GRAPH_FILE``) when it was
-        built from the index as it is now, else built from the store and saved there
-        for the next start. The key is ``store_key``: every write of a file's symbols
-        and references changes it, so a stale map is never used. An index that is not a
-        local folder is not saved beside; a map that cannot be written is only a note."""
-        target = saved_graph_path(store)
-        if target is None:
-            return cls.from_store(store)
-        key = store_key(store)
-        graph = cls.load(target, key)
-        if graph is not None:
-            return graph
-        graph = cls.from_store(store)
-        if store_key(store) == key:  # no index run wrote while the map was built
-            try:
-                graph.save(target, key)
-            except OSError as exc:
-                log.info("codeloupe: cannot save the call graph to %s: %s", target, exc)
-        return graph
-
-    @classmethod
-    def from_store(cls, store) -> Graph:  # noqa: ANN001 - codeloupe.store.Store
-        cols = ["id", "path", "name", "qualified_name", "kind", "parent", "start_line",
-                "end_line", "language"]
-        symbols = [SymbolInfo(**row) for row in store.symbol_rows(cols)]
-        return cls(symbols, store.ref_rows())
 
     # --- persistence -----------------------------------------------------------------------
 
@@ -884,7 +803,7 @@ class Graph:
             if lang.impl_blocks and cls.kind == "impl":
                 # an impl block: the type it implements (its fields) and its other impls
                 value = self._type_value(cls.name, cls.path, cls.parent or "", depth + 1)
-                for same in value[1] if value is not None and value[0] == "inst" else ():
+                for same in value.ids if value is not None and value.kind is INSTANCE else ():
                     visit(same, depth + 1)
             for qualifier, name in (facts.bases.get(cid, ()) if facts else ()):
                 if name in ("object", "Object"):
@@ -895,11 +814,11 @@ class Graph:
                     self._need(name)
                     mixins = [m for mid in self.module_id.values() for m in self.children.get(mid, {}).get(name, ())
                               if m.kind == "module" and m.language == cls.language]
-                    value = ("inst", tuple(m.id for m in mixins)) if mixins else None
-                if value is None or value[0] not in ("inst", "cls"):
+                    value = Value(INSTANCE, tuple(m.id for m in mixins)) if mixins else None
+                if value is None or value.kind not in (INSTANCE, CLASS):
                     external = True
                     continue
-                for base in value[1]:
+                for base in value.ids:
                     visit(base, depth + 1)
 
         visit(cls_id, depth)
@@ -931,7 +850,7 @@ class Graph:
             fl = facts.attrs.get(mid, {}).get(name) if facts is not None else None
             found: list[SymbolInfo] = []
             for form, text, scope in fl or ():
-                if form != "v" or not _FUNCTION_EXPR.match(text):
+                if form is not ASSIGNED or not _FUNCTION_EXPR.match(text):
                     continue
                 own = self.symbols.get(scope)
                 defs = [own] if own is not None and own.name == name else \
@@ -999,11 +918,11 @@ class Graph:
 
     # --- what a language's import rule asks (languages.ImportContext) -----------------
 
-    external_value = ("ext", ())
+    external_value = EXTERNAL
 
     @staticmethod
     def module(files: Iterable[str]) -> Value:
-        return ("mod", tuple(files))
+        return Value(MODULE, tuple(files))
 
     def module_files(self, modpath: str) -> list[str]:
         return self._module_files(modpath)
@@ -1028,7 +947,7 @@ class Graph:
         facts = self.facts.get(path)
         if facts is None:
             return []
-        return [text for form, text in facts.vars.get(self.module_id.get(path, ""), {}).get(name, ()) if form == "v"]
+        return [text for form, text in facts.vars.get(self.module_id.get(path, ""), {}).get(name, ()) if form is ASSIGNED]
 
     def _module_member(self, files: tuple[str, ...], name: str, depth: int = 0
                        ) -> Value | list[SymbolInfo] | None:
@@ -1066,7 +985,7 @@ class Graph:
         if files and self.file_lang.get(files[0], NEUTRAL).is_package_entry(files[0]):
             sub = self._module_files(module_stem(files[0]) + "/" + name)
             if sub:
-                return ("mod", tuple(sub))
+                return Value(MODULE, tuple(sub))
         return None
 
     def _eval_facts(self, facts: list[tuple[str, str]], path: str, scope: str, depth: int) -> Value | None:
@@ -1074,31 +993,31 @@ class Graph:
         An annotation wins; several assignments: the repository classes among them."""
         if depth > _MAX_DEPTH:
             return self._cut()
-        typed = [f for f in facts if f[0] == "t"]
+        typed = [f for f in facts if f.form is TYPED]
         if typed and len(typed) < len(facts):
             first = self._eval_facts(typed, path, scope, depth + 1)
             if first is not None and first != EXTERNAL:
                 return first  # the annotation, when it names repository classes
-        chosen = [f for f in facts if f[0] == "v"] if typed and len(typed) < len(facts) else facts
-        chosen = [f for f in chosen if f[0] != "d"]
+        chosen = [f for f in facts if f.form is ASSIGNED] if typed and len(typed) < len(facts) else facts
+        chosen = [f for f in chosen if f.form is not DECLARED]
         classes: list[str] = []
-        kind = ""
+        kind: ValueKind | None = None
         external = False
         for form, text in chosen:
-            value = self._type_value(text, path, scope, depth + 1) if form == "t" else \
+            value = self._type_value(text, path, scope, depth + 1) if form is TYPED else \
                 self._expr_value(text, path, scope, depth + 1)
-            if form == "e" and value is not None and value != EXTERNAL:
-                value = ("inst", value[1]) if value[0] == "arr" else None  # its elements
+            if form is ELEMENTS and value is not None and value != EXTERNAL:
+                value = Value(INSTANCE, value.ids) if value.kind is ARRAY else None  # its elements
             if value is None:
                 continue
             if value == EXTERNAL:
                 external = True
                 continue
-            if value[0] in ("inst", "cls", "mod", "fn", "arr") and (not kind or kind == value[0]):
-                kind = value[0]
-                classes.extend(c for c in value[1] if c not in classes)
+            if kind is None or kind is value.kind:
+                kind = value.kind
+                classes.extend(c for c in value.ids if c not in classes)
         if classes:
-            return (kind, tuple(classes))
+            return Value(kind, tuple(classes))  # type: ignore[arg-type]
         return EXTERNAL if external else None
 
     def _type_value(self, text: str, path: str, scope: str, depth: int = 0) -> Value | None:
@@ -1108,18 +1027,18 @@ class Graph:
         element = element_name(text)
         if element is not None:  # a sequence of repository instances
             value = self._type_value(element, path, scope, depth + 1)
-            if value is not None and value[0] == "inst":
-                return ("arr", value[1])
+            if value is not None and value.kind is INSTANCE:
+                return Value(ARRAY, value.ids)
             return EXTERNAL
         name = type_name(text)
         if name is None and "|" in text:  # a union: the repository classes among its members
             classes: list[str] = []
             for alt in union_members(text):  # each shorter than the union: no re-entry
                 value = self._type_value(alt, path, scope, depth + 1)
-                if value is not None and value[0] == "inst":
-                    classes.extend(c for c in value[1] if c not in classes)
+                if value is not None and value.kind is INSTANCE:
+                    classes.extend(c for c in value.ids if c not in classes)
             if classes:
-                return ("inst", tuple(classes))
+                return Value(INSTANCE, tuple(classes))
         if name is None:
             stripped = text.strip()
             head = stripped.split("[", 1)[0].split("<", 1)[0].strip()
@@ -1132,9 +1051,9 @@ class Graph:
         value = self._name_value(parts[0], path, scope, depth + 1, types_only=True)
         for part in parts[1:]:
             value = self._attr_value(value, part, False, depth + 1)
-        if value is not None and value[0] == "cls":
-            return ("inst", value[1])
-        if value is not None and value[0] == "inst":
+        if value is not None and value.kind is CLASS:
+            return Value(INSTANCE, value.ids)
+        if value is not None and value.kind is INSTANCE:
             return value
         if value == EXTERNAL:
             return EXTERNAL
@@ -1142,11 +1061,11 @@ class Graph:
         if len(parts) == 1:
             classes = self._classes_named(parts[0], path, lang)
             if classes:
-                return ("inst", tuple(c.id for c in classes))
+                return Value(INSTANCE, tuple(c.id for c in classes))
         elif lang.namespaced:  # `net::Transport`, `Acme.Net.Transport`, `\App\Net\Transport`
             classes = self._qualified(".".join(p for p in parts if p not in lang.path_roots), lang, CLASS_KINDS)
             if classes:
-                return ("inst", tuple(c.id for c in classes))
+                return Value(INSTANCE, tuple(c.id for c in classes))
         if parts[-1] in EXTERNAL_TYPES or name in EXTERNAL_TYPES:
             return EXTERNAL
         return None
@@ -1197,7 +1116,7 @@ class Graph:
         if copy is not None:  # list(xs), sorted(xs), reversed(xs): the same elements
             inner = split_top(copy.group(2), ",")[0].strip()
             value = self._expr_value(inner, path, scope, depth + 1)
-            if value is None or value[0] == "arr":
+            if value is None or value.kind is ARRAY:
                 return value
             return EXTERNAL
         branches = ternary_branches(t) if lang.ternaries and "?" in t else None
@@ -1224,23 +1143,23 @@ class Graph:
             classes = self._qualified(".".join(names), lang, CLASS_KINDS)
             if classes:
                 ids = tuple(c.id for c in classes)
-                return ("inst" if head[-1].endswith("()") else "cls", ids), parts[i - 1:]
+                return Value(INSTANCE if head[-1].endswith("()") else CLASS, ids), parts[i - 1:]
         return None
 
     @staticmethod
     def _either_value(values: list[Value | None]) -> Value | None:
         """A value that is one of these: the repository ones of the first kind among
         them (``c ? option : null`` → the option); EXTERNAL when every one is."""
-        kind = ""
+        kind: ValueKind | None = None
         ids: list[str] = []
         for value in values:
             if value is None or value == EXTERNAL:
                 continue
-            if not kind or value[0] == kind:
-                kind = value[0]
-                ids.extend(i for i in value[1] if i not in ids)
+            if kind is None or value.kind is kind:
+                kind = value.kind
+                ids.extend(i for i in value.ids if i not in ids)
         if ids:
-            return (kind, tuple(ids))
+            return Value(kind, tuple(ids))  # type: ignore[arg-type]
         return EXTERNAL if values and all(v == EXTERNAL for v in values) else None
 
     def _parts_value(self, parts: list[str], path: str, scope: str, depth: int) -> Value | None:
@@ -1256,8 +1175,8 @@ class Graph:
                 value, parts = found
         for part in parts[1:]:
             if part.startswith("["):  # xs[i]: an element of a sequence; xs[1:]: the sequence
-                value = (value if part == "[:]" else ("inst", value[1])) \
-                    if value is not None and value[0] == "arr" else None
+                value = (value if part == "[:]" else Value(INSTANCE, value.ids)) \
+                    if value is not None and value.kind is ARRAY else None
             else:
                 is_call = part.endswith("()")
                 value = self._attr_value(value, part[:-2] if is_call else part, is_call, depth + 1)
@@ -1274,7 +1193,7 @@ class Graph:
             cls = self._enclosing_class(scope)
             if cls is None:
                 return None
-            return ("cls" if name in CLASS_NAMES else "inst", (cls.id,))
+            return Value(CLASS if name in CLASS_NAMES else INSTANCE, (cls.id,))
         lang = self.file_lang.get(path, NEUTRAL)
         facts = self.facts.get(path)
         for s in self._scopes(scope):
@@ -1283,9 +1202,9 @@ class Graph:
             defs = self.children.get(s.id, {}).get(name)
             if defs:
                 if any(d.kind in CLASS_KINDS for d in defs):
-                    return ("cls", tuple(d.id for d in defs if d.kind in CLASS_KINDS))
+                    return Value(CLASS, tuple(d.id for d in defs if d.kind in CLASS_KINDS))
                 if not types_only:
-                    return ("fn", tuple(d.id for d in defs if d.kind in FUNCTION_KINDS))
+                    return Value(FUNCTION, tuple(d.id for d in defs if d.kind in FUNCTION_KINDS))
             if facts is not None and not types_only and s.kind not in CLASS_KINDS:
                 if s.parent is not None:
                     self._need(_local_key(s.id, name))
@@ -1296,8 +1215,8 @@ class Graph:
                 named = [c for c in self._mro(s.id, depth + 1)[0]
                          if c in self.symbols and self.symbols[c].name == name]
                 if named:  # the class or a base by its own name (C++ `Base::send()`)
-                    return ("cls", tuple(named))
-                value = self._attr_value(("inst", (s.id,)), name, False, depth + 1)
+                    return Value(CLASS, tuple(named))
+                value = self._attr_value(Value(INSTANCE, (s.id,)), name, False, depth + 1)
                 if value is not None:
                     return value
         module = self.module_id.get(path)
@@ -1307,7 +1226,7 @@ class Graph:
             if defs:
                 classes = tuple(d.id for d in defs if d.kind in CLASS_KINDS)
                 if classes:
-                    return ("cls", classes)
+                    return Value(CLASS, classes)
             if facts is not None and not types_only and name in facts.vars.get(module, {}):
                 return self._var_value(path, module, name, depth + 1)
         if types_only and lang.type_aliases_as_variables and facts is not None and module is not None:
@@ -1316,21 +1235,21 @@ class Graph:
             for holder in holders:
                 if name in facts.vars.get(holder, {}):
                     value = self._var_value(path, holder, name, depth + 1)
-                    if value is not None and value[0] == "cls":
+                    if value is not None and value.kind is CLASS:
                         return value
         if facts is not None and name in facts.imports:
             value = self._import_value(path, name, depth + 1)
             if isinstance(value, list):
                 classes = tuple(s.id for s in value if s.kind in CLASS_KINDS)
                 if classes:
-                    return ("cls", classes)
+                    return Value(CLASS, classes)
                 funcs = tuple(s.id for s in value if s.kind in FUNCTION_KINDS)
-                return ("fn", funcs) if funcs and not types_only else None
+                return Value(FUNCTION, funcs) if funcs and not types_only else None
             return value
         if lang.implicit_classes is not ImplicitClasses.NONE:
             classes = self._classes_named(name, path, lang)
             if classes:
-                return ("cls", tuple(c.id for c in classes))
+                return Value(CLASS, tuple(c.id for c in classes))
         if name in lang.external_names:
             return EXTERNAL
         return None
@@ -1344,18 +1263,18 @@ class Graph:
         if value == EXTERNAL:
             return EXTERNAL
         kind, ids = value
-        if kind == "mod":
+        if kind is MODULE:
             member = self._module_member(ids, attr, depth + 1)
             if isinstance(member, list):
                 return self._value_of_symbols(member, is_call, depth + 1)
-            if is_call and member is not None and member[0] == "cls":
-                return ("inst", member[1])
+            if is_call and member is not None and member.kind is CLASS:
+                return Value(INSTANCE, member.ids)
             return member if not is_call else None
-        if kind == "cls" and attr in INSTANCE_FACTORIES and any(
+        if kind is CLASS and attr in INSTANCE_FACTORIES and any(
                 rules(self.symbols[i].language).instance_factory == attr for i in ids if i in self.symbols):
             if not any(self._lookup(cid, attr, depth=depth + 1)[0] for cid in ids):  # `Foo.new`: an instance
-                return ("inst", ids)
-        if kind in ("inst", "cls"):
+                return Value(INSTANCE, ids)
+        if kind is INSTANCE or kind is CLASS:
             classes: list[str] = []
             external = False
             for cid in ids:
@@ -1364,15 +1283,15 @@ class Graph:
                 if found:
                     value = self._value_of_symbols(found, is_call, depth + 1)
                     if value is not None and value != EXTERNAL:
-                        classes.extend(value[1])
-                        kind_out = value[0]
+                        classes.extend(value.ids)
+                        kind_out = value.kind
                     continue
                 if is_call:
                     assigned = self._assigned_functions(cid, attr, depth + 1)
                     value = self._returns(assigned, depth + 1) if assigned else None
                     if value is not None and value != EXTERNAL:
-                        classes.extend(value[1])
-                        kind_out = value[0]
+                        classes.extend(value.ids)
+                        kind_out = value.kind
                     continue
                 for mid in self._mro(cid, depth + 1)[0]:
                     cls = self.symbols.get(mid)
@@ -1384,58 +1303,53 @@ class Graph:
                                              lambda fl=fl, cls=cls: self._need(attr) or self._eval_attr(
                                                  fl, cls.path, depth + 1))
                         if got is not None and got != EXTERNAL:
-                            classes.extend(got[1])
-                            kind_out = got[0]
+                            classes.extend(got.ids)
+                            kind_out = got.kind
                         elif got == EXTERNAL:
                             external = True
                         break
             if classes:
-                return (kind_out, tuple(dict.fromkeys(classes)))
+                return Value(kind_out, tuple(dict.fromkeys(classes)))
             return EXTERNAL if external else None
-        if kind == "arr":  # the methods of the language's array / list
+        if kind is ARRAY:  # the methods of the language's array / list
             if is_call and attr in SAME_SEQUENCE_METHODS:
                 return value
             if is_call and attr in ONE_ELEMENT_METHODS:
 
-                return ("inst", ids)
+                return Value(INSTANCE, ids)
             return EXTERNAL
-        if kind == "fn" and is_call:
+        if kind is FUNCTION and is_call:
             return self._value_of_symbols([self.symbols[i] for i in ids if i in self.symbols], True, depth + 1)
         return None
 
-    def _eval_attr(self, fl: list[tuple[str, str, str]], path: str, depth: int) -> Value | None:
+    def _eval_attr(self, fl: list[AttrFact], path: str, depth: int) -> Value | None:
+        """An attribute's value: its declared types, else what is assigned to it."""
         if depth > _MAX_DEPTH:
             return self._cut()
-        out: list[tuple[str, str]] = []
-        scopes: list[str] = []
-        for form, text, scope in fl:
-            out.append((form, text))
-            scopes.append(scope)
-        typed = [i for i, f in enumerate(out) if f[0] == "t"]
-        idx = typed or [i for i, f in enumerate(out) if f[0] == "v"]
+        chosen = [f for f in fl if f.form is TYPED] or [f for f in fl if f.form is ASSIGNED]
         classes: list[str] = []
-        kind = ""
+        kind: ValueKind | None = None
         external = False
-        for i in idx:
-            form, text = out[i]
-            value = self._type_value(text, path, scopes[i], depth + 1) if form == "t" else \
-                self._expr_value(text, path, scopes[i], depth + 1)
+        for form, text, scope in chosen:
+            value = self._type_value(text, path, scope, depth + 1) if form is TYPED else \
+                self._expr_value(text, path, scope, depth + 1)
+
             if value is None:
                 continue
             if value == EXTERNAL:
                 external = True
                 continue
-            if not kind or kind == value[0]:
-                kind = value[0]
-                classes.extend(c for c in value[1] if c not in classes)
+            if kind is None or kind is value.kind:
+                kind = value.kind
+                classes.extend(c for c in value.ids if c not in classes)
         if classes:
-            return (kind, tuple(classes))
+            return Value(kind, tuple(classes))  # type: ignore[arg-type]
         return EXTERNAL if external else None
 
     def _value_of_symbols(self, found: list[SymbolInfo], is_call: bool, depth: int) -> Value | None:
         classes = tuple(s.id for s in found if s.kind in CLASS_KINDS)
         if classes:
-            return ("inst" if is_call else "cls", classes)
+            return Value(INSTANCE if is_call else CLASS, classes)
         funcs = [s for s in found if s.kind in FUNCTION_KINDS]
         if not funcs:
             return None
@@ -1446,7 +1360,7 @@ class Graph:
                 value = self._returns(funcs, depth + 1)
                 if value is not None and value != EXTERNAL:
                     return value
-            return ("fn", tuple(s.id for s in funcs))
+            return Value(FUNCTION, tuple(s.id for s in funcs))
         return self._returns(funcs, depth + 1)
 
     def _var_value(self, path: str, scope: str, name: str, depth: int = 0) -> Value | None:
@@ -1469,7 +1383,7 @@ class Graph:
         if depth > _MAX_DEPTH:
             return self._cut()
         out: list[str] = []
-        kind = ""
+        kind: ValueKind | None = None
         external = False
         for f in funcs:
             facts = self.facts.get(f.path)
@@ -1479,24 +1393,24 @@ class Graph:
                 # no declared type: what it returns (`return new Foo()`, `return this`)
                 for expr in (facts.returned.get(f.id, ()) if facts else ()):
                     value = self._expr_value(expr, f.path, f.id, depth + 1)
-                    if value is not None and value[0] == "inst":
-                        kind = "inst"
-                        out.extend(value[1])
+                    if value is not None and value.kind is INSTANCE:
+                        kind = INSTANCE
+                        out.extend(value.ids)
                 continue
             if text.strip() in ("Self", "this", "typing.Self") or type_name(text) == "Self":
                 cls = self._enclosing_class(f.id)
                 if cls is not None:
                     out.append(cls.id)
-                    kind = "inst"
+                    kind = INSTANCE
                 continue
             value = self._type_value(text, f.path, f.id, depth + 1)
             if value == EXTERNAL:
                 external = True
-            elif value is not None and value[0] in ("inst", "arr") and kind in ("", value[0]):
-                kind = value[0]  # instances, or a sequence of them (`@returns {Command[]}`)
-                out.extend(value[1])
+            elif value is not None and value.kind in (INSTANCE, ARRAY) and (kind is None or kind is value.kind):
+                kind = value.kind  # instances, or a sequence of them (`@returns {Command[]}`)
+                out.extend(value.ids)
         if out:
-            return (kind, tuple(dict.fromkeys(out)))
+            return Value(kind, tuple(dict.fromkeys(out)))  # type: ignore[arg-type]
         return EXTERNAL if external else None
 
     def _call_value(self, callee: str, path: str, scope: str, depth: int) -> Value | None:
@@ -1507,23 +1421,20 @@ class Graph:
         if value == EXTERNAL:
             return EXTERNAL
         kind, ids = value
-        if kind == "cls":
-            return ("inst", ids)
-        if kind == "fn":
+        if kind is CLASS:
+            return Value(INSTANCE, ids)
+        if kind is FUNCTION:
             return self._returns([self.symbols[i] for i in ids if i in self.symbols], depth + 1)
         return None
 
     # --- resolution ------------------------------------------------------------------
 
-    def resolve(self, site: CallSite) -> list[Edge]:
-        """The edges of one call site (not added to the graph)."""
-        return self._resolve(site)[0]
+    def _resolve_targets(self, site: CallSite) -> tuple[tuple[Target, ...], bool]:
+        targets, external = self._resolve(site)
+        return tuple(targets), external
 
-    def _resolve_targets(self, site: CallSite) -> tuple[tuple[tuple[str, str, float, bool], ...], bool]:
-        edges, external = self._resolve(site)
-        return tuple((e.target, e.reason, e.confidence, e.ambiguous) for e in edges), external
 
-    def _resolve(self, site: CallSite) -> tuple[list[Edge], bool]:
+    def _resolve(self, site: CallSite) -> tuple[list[Target], bool]:
         """(edges, known to be outside the repository)."""
         name, receiver = site.name, site.receiver
         self._need(name)
@@ -1533,7 +1444,7 @@ class Graph:
             if cls is None:
                 return [], False
             found, external = self._lookup(cls.id, name, skip_self=True)
-            return (self._edges(site, found, "super"), False) if found else ([], external)
+            return (self._targets(found, SUPER), False) if found else ([], external)
         if receiver in SELF_RECEIVERS:
             return self._self_call(site, name, receiver)
         if not receiver:
@@ -1544,19 +1455,19 @@ class Graph:
                     return [], False
                 self._need(caller.name)
                 found, external = self._lookup(cls.id, caller.name, skip_self=True)
-                return (self._edges(site, found, "super"), False) if found else ([], external)
+                return (self._targets(found, SUPER), False) if found else ([], external)
             if name in lang.own_constructor_calls or name in lang.base_constructor_calls:
                 cls = self._enclosing_class(site.caller)
                 if cls is None:
                     return [], False
                 if name in lang.own_constructor_calls:
-                    return self._edges(site, self._constructors(cls), "self"), False
+                    return self._targets(self._constructors(cls), SELF), False
                 mro, external = self._mro(cls.id)
                 for base_id in mro[1:2]:
                     base = self.symbols.get(base_id)
                     if base is not None:
                         ctors = self._constructors(base)
-                        return self._edges(site, ctors or [base], "super"), False
+                        return self._targets(ctors or [base], SUPER), False
                 return [], external
             return self._bare_call(site, name, lang)
         parts = receiver_parts(receiver)
@@ -1565,61 +1476,62 @@ class Graph:
             return [], True
         if value is not None:
             kind, ids = value
-            if kind == "mod":
+            if kind is MODULE:
                 member = self._module_member(ids, name)
                 if isinstance(member, list):
-                    return self._edges(site, member, "import", ctor=True), False
-                if member is not None and member[0] == "cls":
-                    return self._edges(site, self._symbols(member[1]), "import", ctor=True), False
+                    return self._targets(member, IMPORT, ctor=True), False
+                if member is not None and member.kind is CLASS:
+                    return self._targets(self._symbols(member.ids), IMPORT, ctor=True), False
                 if member == EXTERNAL:
                     return [], True
-            elif kind in ("inst", "cls"):
+            elif kind is INSTANCE or kind is CLASS:
+
                 targets: list[SymbolInfo] = []
                 external = False
                 for cid in ids:
                     found, ext = self._lookup(cid, name)
-                    if not found and kind == "inst":
+                    if not found and kind is INSTANCE:
                         found = self._assigned_functions(cid, name)
                     external = external or (ext and not found)
                     targets.extend(s for s in found if s not in targets)
-                if not targets and kind == "cls" and name == lang.instance_factory:
-                    return self._edges(site, self._symbols(ids), "type", ctor=True), False
-                if targets and kind == "cls" and lang.class_qualified_super:
+                if not targets and kind is CLASS and name == lang.instance_factory:
+                    return self._targets(self._symbols(ids), TYPE, ctor=True), False
+                if targets and kind is CLASS and lang.class_qualified_super:
                     # `Base::send()` in a method of a class derived from Base
                     cls = self._enclosing_class(site.caller)
                     if cls is not None and set(ids) & set(self._mro(cls.id)[0][1:]):
-                        return self._edges(site, targets, "super"), False
+                        return self._targets(targets, SUPER), False
                 if targets:
-                    return self._edges(site, targets, "type", ctor=True), False
+                    return self._targets(targets, TYPE, ctor=True), False
                 if external:
                     return [], True
-                if kind == "cls" or not lang.dynamic_members:  # dynamic: by name after all
+                if kind is CLASS or not lang.dynamic_members:  # dynamic: by name after all
                     return [], False
         if value is None and lang.namespaced and parts and all(p[-1:] not in ")]" for p in parts):
             found = self._qualified(".".join([*parts, name]), lang)
             if found:  # a namespace-qualified class or function: `net::Transport(...)`
-                return self._edges(site, found, "import", ctor=True), False
-        return self._by_name(site, name, with_receiver=True, lang=lang)
+                return self._targets(found, IMPORT, ctor=True), False
+        return self._by_name(name, with_receiver=True, lang=lang)
 
     def _symbols(self, ids: Iterable[str]) -> list[SymbolInfo]:
         return [self.symbols[i] for i in ids if i in self.symbols]
 
-    def _self_call(self, site: CallSite, name: str, receiver: str) -> tuple[list[Edge], bool]:
+    def _self_call(self, site: CallSite, name: str, receiver: str) -> tuple[list[Target], bool]:
         cls = self._enclosing_class(site.caller)
         if cls is None:
-            return self._by_name(site, name, with_receiver=True, lang=self.file_lang.get(site.path, NEUTRAL))
+            return self._by_name(name, with_receiver=True, lang=self.file_lang.get(site.path, NEUTRAL))
         found, external = self._lookup(cls.id, name)
         if found:
-            return self._edges(site, found, "self", ctor=True), False
+            return self._targets(found, SELF, ctor=True), False
         assigned = self._assigned_functions(cls.id, name)
         if assigned:
-            return self._edges(site, assigned, "self"), False
+            return self._targets(assigned, SELF), False
         subs = self._subclass_members(cls.id, name)
         if subs:
-            return self._edges(site, subs, "subclass"), False
+            return self._targets(subs, SUBCLASS), False
         return [], external
 
-    def _bare_call(self, site: CallSite, name: str, lang: Language) -> tuple[list[Edge], bool]:
+    def _bare_call(self, site: CallSite, name: str, lang: Language) -> tuple[list[Target], bool]:
         path = site.path
         facts = self.facts.get(path)
         module = self.module_id.get(path)
@@ -1629,33 +1541,33 @@ class Graph:
             if s.kind in CLASS_KINDS:
                 found, external = self._lookup(s.id, name)
                 if found:
-                    return self._edges(site, found, "self", ctor=True), False
+                    return self._targets(found, SELF, ctor=True), False
                 continue
             defs = [d for d in self.children.get(s.id, {}).get(name, ()) if d.kind in CALLABLE_KINDS]
             if defs:
-                return self._edges(site, defs, "local", ctor=True), False
+                return self._targets(defs, LOCAL, ctor=True), False
             if s.id != module:
                 self._need(_local_key(s.id, name))
             local = facts.vars.get(s.id, {}).get(name) if facts is not None else None
             if local and s.id != module:
                 value = self._eval_facts(local, path, s.id, 1)
-                return self._value_edges(site, value)
+                return self._value_targets(value)
         if module is not None:
             self._need(name)
             defs = [d for d in self.children.get(module, {}).get(name, ()) if d.kind in CALLABLE_KINDS]
             if defs:
-                return self._edges(site, defs, "local", ctor=True), False
+                return self._targets(defs, LOCAL, ctor=True), False
         if facts is not None and name in facts.imports:
             value = self._import_value(path, name)
             if isinstance(value, list):
-                return self._edges(site, value, "import", ctor=True), False
+                return self._targets(value, IMPORT, ctor=True), False
             if value == EXTERNAL:
                 return [], True
             if value is not None:
-                return self._value_edges(site, value, "import")
+                return self._value_targets(value, IMPORT)
         if facts is not None and module is not None and name in facts.vars.get(module, {}):
             value = self._eval_facts(facts.vars[module][name], path, module, 1)
-            return self._value_edges(site, value)
+            return self._value_targets(value)
         if lang.package_scope is not PackageScope.NONE:
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             self._need(name)
@@ -1665,19 +1577,19 @@ class Graph:
             if lang.package_scope is PackageScope.CLASSES:
                 same = [s for s in same if s.kind in CLASS_KINDS]
             if same:
-                return self._edges(site, same, "package", ctor=True), False
+                return self._targets(same, PACKAGE, ctor=True), False
         if lang.includes_files:  # defined in a file this one includes / requires
             found = [s for p in self._included_files(path) for s in self._top(p, name)
                      if s.kind in CALLABLE_KINDS]
             if found:
-                return self._edges(site, found, "import", ctor=True), False
+                return self._targets(found, IMPORT, ctor=True), False
         if lang.namespaced:  # a class of a namespace this file is in or imports
             classes = self._classes_named(name, path, lang)
             spaces = self._file_namespaces(path)
             classes = [c for c in classes if c.qualified_name.rsplit(".", 1)[0] in spaces
                        and c.path != path]
             if classes:
-                return self._edges(site, classes, "import", ctor=True), False
+                return self._targets(classes, IMPORT, ctor=True), False
         self._need("*")
         if facts is not None and facts.stars and module is not None:
             for source in facts.stars:
@@ -1686,34 +1598,32 @@ class Graph:
                 if files:
                     member = self._module_member(tuple(files), name)
                     if isinstance(member, list):
-                        return self._edges(site, member, "import", ctor=True), False
+                        return self._targets(member, IMPORT, ctor=True), False
         if name in lang.external_names:
             return [], True
-        return self._by_name(site, name, with_receiver=False, lang=lang)
+        return self._by_name(name, with_receiver=False, lang=lang)
 
-    def _value_edges(self, site: CallSite, value: Value | None, reason: str = "local"
-                     ) -> tuple[list[Edge], bool]:
+    def _value_targets(self, value: Value | None, reason: Reason = LOCAL) -> tuple[list[Target], bool]:
         """A call of a variable: the class or function it holds, if known."""
         if value is None:
             return [], False
         if value == EXTERNAL:
             return [], True
         kind, ids = value
-        if kind == "cls":
-            return self._edges(site, self._symbols(ids), reason, ctor=True), False
-        if kind == "fn":
-            return self._edges(site, self._symbols(ids), reason), False
+        if kind is CLASS:
+            return self._targets(self._symbols(ids), reason, ctor=True), False
+        if kind is FUNCTION:
+            return self._targets(self._symbols(ids), reason), False
         return [], False
 
-    def _by_name(self, site: CallSite, name: str, *, with_receiver: bool, lang: Language
-                 ) -> tuple[list[Edge], bool]:
+    def _by_name(self, name: str, *, with_receiver: bool, lang: Language) -> tuple[list[Target], bool]:
         candidates = self._memoized(("name", name, with_receiver, lang.family),
                                     lambda: self._name_candidates(name, with_receiver, lang))
         # one method of that name in the whole repository, and not a name the standard
         # types use: what a reader would take it for, with some doubt left
         unique = (with_receiver and len(candidates) == 1  # type: ignore[arg-type]
                   and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__")))
-        return self._edges(site, candidates, "unique" if unique else "name"), False  # type: ignore[arg-type]
+        return self._targets(candidates, UNIQUE if unique else NAME), False  # type: ignore[arg-type]
 
     def _name_candidates(self, name: str, with_receiver: bool, lang: Language) -> list[SymbolInfo]:
         self._need(name)
@@ -1729,17 +1639,17 @@ class Graph:
         return candidates
 
 
-    def _edges(self, site: CallSite, targets: list[SymbolInfo], reason: str, *, ctor: bool = False) -> list[Edge]:
+    def _targets(self, targets: list[SymbolInfo], reason: Reason, *, ctor: bool = False) -> list[Target]:
         if not targets:
             return []
-        confidence = CONF[reason]
-        if reason == "name":  # candidates by name: the confidence is shared among them
+        confidence = CONFIDENCE[reason]
+        if reason is NAME:  # candidates by name: the confidence is shared among them
             ambiguous = len(targets) > 1
             conf = round(confidence / len(targets), 3) if ambiguous else confidence
         else:  # a precise step with several answers (a union type, overloads: one name)
             ambiguous = len({t.qualified_name for t in targets}) > 1
             conf = round(confidence * 0.8, 3) if ambiguous else confidence
-        edges = [Edge(site, t.id, reason, conf, ambiguous) for t in targets]
+        edges = [Target(t.id, reason, conf, ambiguous) for t in targets]
         if ctor:
             seen = {t.id for t in targets}
             for t in targets:
@@ -1747,7 +1657,7 @@ class Graph:
                     for c in self._constructors(t):
                         if c.id not in seen:
                             seen.add(c.id)
-                            edges.append(Edge(site, c.id, reason, conf, ambiguous))
+                            edges.append(Target(c.id, reason, conf, ambiguous))
         return edges
 
     # --- queries -----------------------------------------------------------------------
@@ -1951,7 +1861,7 @@ class Graph:
                     continue
                 dotted = f"{r.receiver}.{r.name}" if r.receiver else r.name
                 value = self._type_value(dotted, r.path, r.enclosing)
-                if value is not None and value[0] == "inst" and symbol_id in value[1]:
+                if value is not None and value.kind is INSTANCE and symbol_id in value.ids:
                     out["subclassed" if r.kind == "base" else "type"].append(r)
         return out
 
@@ -1969,7 +1879,7 @@ class Graph:
                 reasons[e.reason] += 1
                 ambiguous += e.ambiguous
         for found in self._named.values():
-            reasons["name"] += len(found)
+            reasons[NAME] += len(found)
             ambiguous += sum(1 for t in found if t[3])
         edges = sum(reasons.values())
         languages: dict[str, dict[str, int]] = {}
@@ -1982,7 +1892,7 @@ class Graph:
                 row["resolved"] += 1
                 if any(e[3] for e in site_edges):
                     row["ambiguous"] += 1
-                if site_edges[0][1] == "name":
+                if site_edges[0][1] is NAME:
                     row["by_name"] += 1
             elif site in self._external:
                 row["external"] += 1
@@ -2076,35 +1986,23 @@ class _SiteEdges(Mapping):
         return site in self._g._site_edges or site in self._g._named
 
 
-def store_key(store) -> str:  # noqa: ANN001 - codeloupe.store.Store
-    """The state of an index that its map is built from: a digest of its files table
-    (path, content hash and when each file was indexed) and of when the index was
-    created. Writing a file's symbols and references deletes its files row first and
-    adds it back last (``Store.replace_files``), so any write, even one cut short,
-    changes the key; a rebuilt index has a new creation time."""
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(store.created.encode())
-    for path, content, when in sorted(store.files_state()):
-        digest.update(f"\0{path}\0{content}\0{when!r}".encode())
-    return digest.hexdigest()
-
-
-def saved_graph_path(store) -> Path | None:  # noqa: ANN001 - codeloupe.store.Store
-    """Where the map of an index is saved (``GRAPH_FILE`` in its folder); None for an
-    index that is not a local folder. The CLI and the language server share it."""
-    folder = _local_folder(store)
-    return None if folder is None else folder / GRAPH_FILE
-
-
-def _local_folder(store) -> Path | None:  # noqa: ANN001 - codeloupe.store.Store
-    uri = getattr(store, "uri", "")
-    if not isinstance(uri, str) or ("://" in uri and not uri.startswith("file://")):
-        return None
-    folder = Path(uri.removeprefix("file://"))
-    return folder if folder.is_dir() else None
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a graph is built or loaded: hundreds
+    of thousands of new objects, none of them garbage, that each full collection
+    would walk again (its records and enum members stay tracked, where tuples of
+    strings were untracked)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _local_key(scope: str, name: str) -> str:
+
     return f"{scope}\0{name}"
 
 
