@@ -16,7 +16,7 @@ from tree_sitter import Parser, Query
 from ..errors import CodeloupeError
 from .base import ImplicitClasses, ImportContext, Language, MethodsApart, ModuleFacts, PackageScope
 from .c import C_LANG
-from .common import COMMON_METHODS, ONE_ELEMENT_METHODS, SAME_SEQUENCE_METHODS
+from .common import COMMON_METHODS, FUNCTION_EXPRESSION, ONE_ELEMENT_METHODS, SAME_SEQUENCE_METHODS
 from .cpp import CPP
 from .csharp import CSHARP
 from .go import GO
@@ -30,10 +30,10 @@ from .ruby import RUBY
 from .rust import RUST
 
 __all__ = [
-    "COMMON_METHODS", "CLASS_NAMES", "EXTERNAL_TYPES", "LANGUAGES", "NEUTRAL", "NO_TYPE",
+    "COMMON_METHODS", "CLASS_NAMES", "FUNCTION_EXPRESSION", "EXTERNAL_TYPES", "LANGUAGES", "NEUTRAL", "NO_TYPE",
     "ONE_ELEMENT_METHODS", "SAME_SEQUENCE_METHODS", "SELF_NAMES", "SELF_RECEIVERS",
     "SUPER_RECEIVERS", "ImplicitClasses", "ImportContext", "Language", "MethodsApart",
-    "ModuleFacts", "PackageScope", "UnknownLanguageError", "_queries_root", "get_parser",
+    "ModuleFacts", "PackageScope", "UnknownLanguageError", "_queries_root", "family_rules", "get_parser",
     "get_query", "is_super_receiver", "join_path", "language_for_path", "module_stem",
     "normalize_language", "path_matches", "query", "query_source", "rules", "same_family",
 ]
@@ -45,6 +45,9 @@ _BY_EXTENSION: dict[str, str] = {ext: lang.name for lang in LANGUAGES for ext in
 ALIASES: dict[str, str] = {alias: lang.name for lang in LANGUAGES for alias in lang.aliases}
 # the rules of a file whose language is not one of ours (no rule applies)
 NEUTRAL = Language()
+_BY_FAMILY: dict[str, Language] = {}
+for _lang in LANGUAGES:
+    _BY_FAMILY.setdefault(_lang.family, _lang)
 
 
 def _union(attr: str) -> frozenset[str]:
@@ -76,6 +79,11 @@ class UnknownLanguageError(CodeloupeError, ValueError):
 def rules(name: str) -> Language:
     """The rules of the language of this name (``NEUTRAL`` for one we do not know)."""
     return BY_NAME.get(name, NEUTRAL)
+
+
+def family_rules(family: str) -> Language:
+    """The rules of the first language of a family (the rules its languages share)."""
+    return _BY_FAMILY.get(family, NEUTRAL)
 
 
 def same_family(a: str, b: str) -> bool:

@@ -3,6 +3,8 @@ alike (a value of unknown type may come from any of them)."""
 
 from __future__ import annotations
 
+import re
+
 # Method names of the standard types of the languages (dict, list, str, bytes, files,
 # sockets, streams, promises, arrays, maps): a call of one on a value of unknown type
 # is as likely theirs as the repository's.
@@ -23,3 +25,8 @@ isoformat total_seconds group groups span fetch json text render
 SAME_SEQUENCE_METHODS = frozenset({"filter", "slice", "concat", "sort", "reverse", "toSorted",
                                    "toReversed", "copy", "splice"})
 ONE_ELEMENT_METHODS = frozenset({"find", "findLast", "pop", "shift", "at", "get"})
+
+# A function expression as written, the value of an attribute a method sets
+# (`this.parse = (a, b) => ...`, `x => ...`, `async function () {...}`, PHP `function () {}`):
+# a call of that attribute calls it.
+FUNCTION_EXPRESSION = re.compile(r"^(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
