@@ -61,7 +61,11 @@ def child(args: argparse.Namespace) -> int:
 
     settings = Settings()
     index = Index(Path(args.root), settings)
-    graph = Graph.from_store(index.store)
+    try:  # the graph package's store adapter; older checkouts had it on Graph
+        from codeloupe.graph_store import graph_from_store
+    except ImportError:
+        graph_from_store = Graph.from_store
+    graph = graph_from_store(index.store)
     reader = getattr(A, "disk_reader", None) or A._disk_reader  # the name before ask/ was a package
     out: dict = {"code": str(Path(codeloupe.__file__).parent), "questions": []}
     for q in QUESTIONS:

@@ -140,7 +140,7 @@ def topk_candidates(question: str, index, graph, k: int = 60):  # noqa: ANN001, 
 def run(args: argparse.Namespace) -> dict:
     from codeloupe import ask as A
     from codeloupe.config import Settings
-    from codeloupe.graph import Graph
+    from codeloupe.graph_store import graph_from_store
     from codeloupe.index import Index
 
     spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> dict:
         t0 = time.perf_counter()
         index.update()
         index_s = time.perf_counter() - t0
-        graph = Graph.from_store(index.store)
+        graph = graph_from_store(index.store)
         read = A.disk_reader(root)
         per_project = {(s, b): [] for s in SYSTEMS for b in args.budgets}
         print(f"{project['name']}: {index.store.symbols.count_rows()} symbols "

@@ -21,6 +21,7 @@ from codeloupe.ask import pipeline
 from codeloupe.ask.llm import ChatClient, LLMCancelled, LLMConfig, LLMDeadline, LLMError, chat
 from codeloupe.config import Settings
 from codeloupe.graph import Graph
+from codeloupe.graph_store import graph_from_store
 from codeloupe.index import Index
 
 from .conftest import SAMPLE_REPO, write_tree
@@ -40,7 +41,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, embedder) -> Index:  # noq
 
 @pytest.fixture(scope="module")
 def graph(indexed: Index) -> Graph:
-    return Graph.from_store(indexed.store)
+    return graph_from_store(indexed.store)
 
 
 @pytest.fixture()

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from codeloupe.extract import extract_text
-from codeloupe.graph import Graph, SymbolInfo, _path_matches
+from codeloupe.graph import Graph, SymbolInfo
 from codeloupe.languages import language_for_path
+from codeloupe.languages import path_matches as _path_matches
 
 FILES = {
     "pkg/transport.py": '''

@@ -16,8 +16,8 @@ import pytest
 
 from codeloupe.extract import extract_text
 from codeloupe.graph import Graph, SymbolInfo
+from codeloupe.graph.resolve.text import element_name, type_name, union_members
 from codeloupe.languages import language_for_path
-from codeloupe.resolve import element_name, type_name, union_members
 
 
 def _file(path: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:

@@ -286,7 +286,7 @@ def test_resolution(lang: str) -> None:
     for path, caller, name, line, want, reason in CASES[lang]:
         got, edges = targets(g, path, caller, name, line)
         if want is None:
-            ok = not edges and any(s in g._external for s in g.sites[path] if s.line == line and s.name == name)
+            ok = not edges and any(s in g.external for s in g.sites[path] if s.line == line and s.name == name)
         elif not want:
             ok = not edges
         else:
@@ -341,7 +341,8 @@ def _file_rows(rel: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:
 def _snapshot(g: Graph) -> tuple[set, set, set]:
     out = {(e.site, e.target, e.reason, e.confidence, e.ambiguous) for v in g.out_edges.values() for e in v}
     inc = {(k, e.site, e.target) for k, v in g.in_edges.items() for e in v}
-    return out, inc, {(s, s in g._external) for s in g.unresolved}
+    external = set(g.external)
+    return out, inc, {(s, s in external) for s in g.unresolved}
 
 
 def _scratch(files: dict[str, str]) -> Graph:

@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from codeloupe.graph import GRAPH_FILE
+from codeloupe.graph_store import GRAPH_FILE
 
 from .lsp_support import SERVER, command, copy_repo, end, incoming_calls, start, stop, until, uri
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Point, Tree
 
-from .extract import _DOC_TRANSPARENT, extract, parse
+from .extract import DOC_TRANSPARENT, extract, parse
 from .model import FileExtraction, Reference, Symbol
 
 # every byte but \n and \r becomes a space
@@ -140,7 +140,7 @@ def splice(path: str, language: str, old: FileExtraction, old_data: bytes, data:
         return None  # a neighbour on the node's last line: its columns would move
     # the comments and attributes right above it: docs come from them
     top: Node = node
-    while prev is not None and ("comment" in prev.type or prev.type in _DOC_TRANSPARENT):
+    while prev is not None and ("comment" in prev.type or prev.type in DOC_TRANSPARENT):
         top, prev = prev, prev.prev_sibling
     if prev is not None and prev.end_point.row >= top.start_point.row:
         return None  # a neighbour on the first line

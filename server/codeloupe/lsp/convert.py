@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..graph import _path_matches
+from ..languages import path_matches
 from ..workspace import Folder, Snapshot, SymRow, innermost, name_span, ref_at
 from .trace import mark
 
@@ -105,7 +105,7 @@ def resolve_ref(snap: Snapshot, ref: dict) -> list[SymRow]:
         name = ref.get("original") or ref["name"]
         candidates = snap.graph.by_name.get(name, [])
         if ref["kind"] == "import" and ref.get("source"):
-            matched = [c for c in candidates if _path_matches(c.path, ref["source"])]
+            matched = [c for c in candidates if path_matches(c.path, ref["source"])]
             candidates = matched or candidates
         ids = [c.id for c in candidates]
     return [snap.rows[i] for i in dict.fromkeys(ids) if i in snap.rows]

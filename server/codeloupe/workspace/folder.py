@@ -15,7 +15,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..graph import store_key
+from ..graph_store import store_key
 from ..index import Index, IndexReport
 from ..search import Searcher
 from .graphs import GraphCache, Snapshot

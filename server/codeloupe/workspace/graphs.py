@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..graph import Graph, saved_graph_path, store_key
+from ..graph import Graph
+from ..graph_store import graph_for_store, saved_graph_path, store_key
 from .model import FileModel, SymRow
 
 if TYPE_CHECKING:
@@ -157,4 +158,4 @@ def graph_for(index: Index) -> Graph:
     ``store_key``: every write of a file's symbols and references changes it, so a
     stale graph is never used. An index that is not a local folder is not saved
     beside; a graph that cannot be written is only a note."""
-    return Graph.for_store(index.store)
+    return graph_for_store(index.store)

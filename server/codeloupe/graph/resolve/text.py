@@ -1,85 +1,11 @@
 """Pure helpers of call resolution (``codeloupe.graph``): reading type annotations and
-receiver expressions as written, module paths, and what each language provides
-without a definition in the repository (builtins, standard types)."""
+receiver expressions as written, in the notations of every language."""
 
 from __future__ import annotations
 
-import builtins
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-
-PY_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
-
-# Callables every program of the language has: calling them is not a call into the repo.
-BUILTIN_CALLS: dict[str, frozenset[str]] = {
-    "python": PY_BUILTINS,
-    "javascript": frozenset({
-        "require", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate",
-        "parseInt", "parseFloat", "isNaN", "isFinite", "String", "Number", "Boolean", "Array",
-        "Object", "Symbol", "Error", "TypeError", "RangeError", "Promise", "Map", "Set",
-        "WeakMap", "WeakSet", "Date", "RegExp", "JSON", "encodeURIComponent", "decodeURIComponent",
-        "encodeURI", "decodeURI", "queueMicrotask", "structuredClone", "fetch", "BigInt",
-        "Proxy", "Reflect", "eval", "URL", "URLSearchParams", "AbortController", "Buffer",
-    }),
-    "go": frozenset({
-        "len", "cap", "make", "new", "append", "copy", "delete", "panic", "recover", "print",
-        "println", "close", "complex", "real", "imag", "min", "max", "clear", "string", "int",
-        "int64", "int32", "uint", "uint64", "uint32", "byte", "rune", "float64", "float32",
-        "bool", "error", "uintptr",
-    }),
-}
-BUILTIN_CALLS["typescript"] = BUILTIN_CALLS["tsx"] = BUILTIN_CALLS["javascript"]
-
-# Type names that are never a repository class: a value of such a type has no
-# repository methods.
-EXTERNAL_TYPES = frozenset({
-    # python
-    "str", "int", "float", "bool", "bytes", "bytearray", "dict", "list", "set", "frozenset",
-    "tuple", "object", "type", "None", "complex", "memoryview", "range", "slice",
-    "Any", "Dict", "List", "Set", "FrozenSet", "Tuple", "Type", "Callable", "Iterable",
-    "Iterator", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator", "Mapping",
-    "MutableMapping", "Sequence", "MutableSequence", "Awaitable", "Coroutine", "NoReturn",
-    "Literal", "TypeVar", "IO", "TextIO", "BinaryIO", "Pattern", "Match", "OrderedDict",
-    "DefaultDict", "Counter", "Deque", "ClassVar", "Final", "bytes_", "Never",
-    # javascript / typescript
-    "string", "number", "boolean", "any", "unknown", "void", "never", "undefined", "null",
-    "bigint", "symbol", "Array", "Promise", "Map", "WeakMap", "Record", "Partial",
-    "Readonly", "ReadonlyArray", "Function", "Error", "Date", "RegExp", "Object", "String",
-    "Number", "Boolean", "Uint8Array", "Buffer",
-    # java / c#
-    "Integer", "Long", "Double", "Float", "Short", "Byte", "Character", "char", "long",
-    "double", "short", "byte", "var", "ArrayList", "HashMap", "Optional", "Stream",
-    "Collection", "Exception", "RuntimeException", "StringBuilder", "Class",
-    # go
-    "error", "rune", "uint", "uint64", "uint32", "int64", "int32", "float64", "float32",
-    "uintptr", "interface{}", "context.Context",
-    # rust
-    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-    "f32", "f64", "Vec", "Option", "Result", "Box", "Rc", "Arc", "HashSet",
-    "BTreeMap", "BTreeSet", "VecDeque", "RefCell", "Cell", "Mutex", "RwLock",
-    # c / c++ / c#
-    "unsigned", "signed", "size_t", "ssize_t", "int8_t", "int16_t", "int32_t", "int64_t",
-    "uint8_t", "uint16_t", "uint32_t", "uint64_t", "decimal", "sbyte", "ushort", "ulong",
-    # php
-    "array", "mixed", "iterable", "callable", "DateTime", "DateTimeImmutable",
-})
-
-# Method names of the standard types of the languages (dict, list, str, bytes, files,
-# sockets, streams, promises, arrays, maps): a call of one on a value of unknown type
-# is as likely theirs as the repository's.
-COMMON_METHODS = frozenset("""
-get set items keys values update pop popitem setdefault clear copy append extend insert
-remove index count sort reverse add discard union intersection difference join split
-rsplit strip lstrip rstrip startswith endswith format encode decode lower upper replace
-find rfind read readline readlines write writelines close flush seek tell open send recv
-sendall connect bind listen accept settimeout fileno next send throw then catch finally
-map filter reduce forEach push shift unshift slice splice concat includes indexOf has
-delete entries toString valueOf apply call emit on once off listen match test exec
-search trim padStart padEnd charAt substring toLowerCase toUpperCase run start stop wait
-result done cancel acquire release put info debug warning error exception critical log
-isoformat total_seconds group groups span fetch json text render
-""".split())
 
 # `Optional[X]`-like wrappers: the type of a value is the wrapped one.
 _WRAPPERS = frozenset({"Optional", "Annotated", "Final", "ClassVar", "Required", "NotRequired",
@@ -329,49 +255,3 @@ def _matching(text: str) -> int:
                 return i
         i += 1
     return len(text)
-
-
-def module_stem(path: str) -> str:
-    """``pkg/x.py`` → ``pkg/x``; ``pkg/__init__.py`` / ``src/index.ts`` → ``pkg`` / ``src``."""
-    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    if stem.endswith("/__init__") or stem.endswith("/index") or stem.endswith("/mod"):
-        stem = stem.rsplit("/", 1)[0]
-    elif stem in ("__init__", "index"):
-        stem = ""
-    return stem
-
-
-def python_module_path(source: str, path: str) -> str:
-    """The slash path of the module an import names, relative imports resolved against
-    the importing file ``path`` (``..x.y`` from ``pkg/sub/a.py`` → ``pkg/x/y``); absolute
-    names stay dotted-to-slashed (``a.b`` → ``a/b``)."""
-    if not source.startswith("."):
-        return source.replace(".", "/")
-    dots = len(source) - len(source.lstrip("."))
-    rest = source[dots:]
-    pkg = path.rsplit("/", 1)[0] if "/" in path else ""
-    for _ in range(dots - 1):
-        pkg = pkg.rsplit("/", 1)[0] if "/" in pkg else ""
-    tail = rest.replace(".", "/")
-    return f"{pkg}/{tail}".strip("/") if tail else pkg
-
-
-def js_module_path(source: str, path: str) -> str | None:
-    """``./x`` / ``../lib/y.js`` from ``src/a.ts`` → ``src/x`` / ``lib/y``; a bare package
-    name (``react``) → None (outside the repository)."""
-    if not source.startswith("."):
-        return None
-    base = path.rsplit("/", 1)[0].split("/") if "/" in path else []
-    for part in source.split("/"):
-        if part in (".", ""):
-            continue
-        if part == "..":
-            if base:
-                base.pop()
-        else:
-            base.append(part)
-    out = "/".join(base)
-    out = re.sub(r"\.(m?[jt]sx?|cjs|cts|mts)$", "", out)
-    if out.endswith("/index"):
-        out = out[: -len("/index")]
-    return out

@@ -1,0 +1,68 @@
+"""Extraction: run a language's tags query on a syntax tree and turn the matches into
+symbols and references (resolution facts included).
+
+Captures understood (the tree-sitter tags conventions):
+
+* ``@definition.<kind>`` on a definition node, with ``@name`` on its name and an
+  optional ``@doc``. A ``function`` directly inside a class-like symbol becomes a
+  ``method``. ``@definition.namespace`` is a container only: its name prefixes the
+  qualified names inside it, but it is not a symbol of its own.
+* ``@reference.call`` / ``@reference.class`` on the using node with ``@name`` on the
+  used name and an optional ``@receiver`` (the object of a method call).
+* ``@reference.import`` with ``@name`` on the bound name, an optional ``@source``
+  (the module it comes from) and an optional ``@original`` (the name in that module
+  when the import renames it).
+* ``@scope`` on a definition: a qualifier written outside the body (a Go method's
+  receiver type, C++ ``void Foo::bar()``); it joins the qualified name.
+
+Syntax errors do not stop extraction: tree-sitter recovers, and every match it
+still finds is kept. The steps, one module each: ``parse`` (and recovery),
+``captures`` (matches → definitions and raw references), ``symbols`` (nesting,
+names, ids, the module unit), ``references`` (enclosing symbols, facts), ``docs``
+(docstrings, comments, signatures), ``jsdoc`` and ``closures`` (JS/TS typing facts).
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Tree
+
+from ..languages import get_query, rules
+from ..model import FileExtraction
+from .captures import FACT_LIMIT, collect
+from .closures import closure_param_facts
+from .docs import DOC_TRANSPARENT
+from .jsdoc import jsdoc_facts
+from .parse import count_errors, parse, recover
+from .references import make_references
+from .source import Source
+from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_definitions, nest
+
+__all__ = ["DOC_TRANSPARENT", "content_hash", "extract", "extract_text", "parse"]
+
+
+def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> FileExtraction:
+    """Symbols and references of one file. ``data`` is the file's UTF-8 bytes;
+    ``tree`` its syntax tree when the caller has parsed it already."""
+    if tree is None:
+        tree = parse(language, data)
+    errors = count_errors(tree.root_node) if tree.root_node.has_error else 0
+    if errors:
+        data, tree = recover(language, data, tree)
+    lang = rules(language)
+    unit = FileUnit(path, language, lang, Source(data), tree.root_node)
+    found = collect(unit.src, unit.root, get_query(language))
+    ordered = nest(found.defs, found.namespaces)
+    real = name_definitions(path, ordered)
+    symbols = make_symbols(unit, real)
+    module = module_symbol(unit, ordered)
+    references = make_references(unit, ordered, found.refs)
+    if lang.jsdoc:
+        references += jsdoc_facts(symbols, path, FACT_LIMIT)
+    if lang.closure_declarations:
+        references += closure_param_facts(path, lang, real, references, unit.src)
+    return FileExtraction(path, language, [module, *symbols], references, errors)
+
+
+def extract_text(path: str, text: str, language: str) -> FileExtraction:
+    """Convenience for callers that hold decoded text (tests, editor buffers)."""
+    return extract(path, text.encode("utf-8", "surrogatepass"), language)

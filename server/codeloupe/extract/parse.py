@@ -1,0 +1,77 @@
+"""Parsing a file, counting its syntax errors, and re-synchronising after an error
+that swallowed the rest of it."""
+
+from __future__ import annotations
+
+from tree_sitter import Node, Tree
+
+from ..languages import get_parser
+
+_RECOVERY_ATTEMPTS = 24
+
+
+def parse(language: str, data: bytes, old_tree: Tree | None = None) -> Tree:
+    """The syntax tree of ``data`` (re-parsed from ``old_tree`` when given, after its edits)."""
+    parser = get_parser(language)
+    if old_tree is not None:
+        return parser.parse(data, old_tree)
+    return parser.parse(data)
+
+
+def recover(language: str, data: bytes, tree: Tree) -> tuple[bytes, Tree]:
+    """Re-synchronise after a syntax error that swallowed the rest of a file.
+
+    tree-sitter sometimes folds everything after a bad line into one top-level ERROR
+    node, and the definitions inside it are lost. Blank (spaces, newlines kept, so
+    every offset stays valid) the first line of the first top-level ERROR and parse
+    again, until no top-level ERROR remains or the attempts run out; keep the best
+    tree, judged by how many bytes ERROR nodes still cover."""
+    best_data, best_tree = data, tree
+    best_cost = _error_bytes(tree.root_node)
+    masked = bytearray(data)
+    for _ in range(_RECOVERY_ATTEMPTS):
+        errors = [c for c in tree.root_node.children if c.type == "ERROR" or c.is_missing]
+        if not errors:
+            break
+        start = errors[0].start_byte
+        line_start = data.rfind(b"\n", 0, start) + 1
+        line_end = data.find(b"\n", start)
+        if line_end == -1:
+            line_end = len(data)
+        if all(b in b" \t\r" for b in masked[line_start:line_end]):
+            # the error starts on a blank line: blank through its first non-empty line
+            nxt = data.find(b"\n", line_end + 1)
+            line_end = len(data) if nxt == -1 else nxt
+        for i in range(line_start, line_end):
+            if masked[i] not in (0x0A, 0x0D):
+                masked[i] = 0x20
+        tree = parse(language, bytes(masked))
+        cost = _error_bytes(tree.root_node)
+        if cost < best_cost:
+            best_data, best_tree, best_cost = bytes(masked), tree, cost
+    return best_data, best_tree
+
+
+def _error_bytes(root: Node) -> int:
+    return sum(c.end_byte - c.start_byte for c in root.children if c.type == "ERROR")
+
+
+def count_errors(root: Node) -> int:
+    """ERROR and MISSING nodes in the tree (a walk into the subtrees that have some)."""
+    count = 0
+    cursor = root.walk()
+    visited_children = False
+    while True:
+        node = cursor.node
+        if not visited_children:
+            if node is not None and (node.is_error or node.is_missing):
+                count += 1
+            if node is not None and node.has_error and cursor.goto_first_child():
+                continue
+        if cursor.goto_next_sibling():
+            visited_children = False
+            continue
+        if not cursor.goto_parent():
+            break
+        visited_children = True
+    return count

@@ -1,0 +1,98 @@
+"""What extraction hands the graph besides symbols, and how it is digested: a file's
+reference rows (dicts, as the store keeps them) become its ``FileFacts`` (imports,
+bases, variables and attributes with their types or values, returns, type uses).
+Call rows become call sites, not facts (``call_site``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..languages import NO_TYPE, SELF_RECEIVERS, Language
+from .model import CLASS_KINDS, AttrFact, CallSite, Fact, FactForm, SymbolInfo, TypeRef
+
+# a reference row: the fields of codeloupe.model.Reference, by name
+RefRow = dict
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """The resolution facts of one file."""
+
+    imports: dict[str, tuple[str, str]] = field(default_factory=dict)  # bound → (source, original)
+    stars: list[str] = field(default_factory=list)  # sources of `*` imports
+    bases: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class id → [(qualifier, name)]
+    vars: dict[str, dict[str, list[Fact]]] = field(default_factory=dict)  # scope id → name → facts
+    attrs: dict[str, dict[str, list[AttrFact]]] = field(default_factory=dict)  # class id → name → facts
+    returns: dict[str, str] = field(default_factory=dict)  # function id → declared return type
+    returned: dict[str, list[str]] = field(default_factory=dict)  # function id → returned expressions
+    type_refs: list[TypeRef] = field(default_factory=list)
+
+
+def call_site(r: RefRow) -> CallSite:
+    """The call site of a ``call`` reference row."""
+    return CallSite(r["path"], r["line"], r["col"], r["name"], r["receiver"] or "", r["enclosing"])
+
+
+def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
+                symbol: Callable[[str], SymbolInfo | None],
+                enclosing_class: Callable[[str], SymbolInfo | None]) -> FileFacts:
+    """The facts of file ``path`` from its reference rows. ``module`` is the id of its
+    module unit; ``symbol`` and ``enclosing_class`` look up the symbols the facts
+    belong to (an attribute set in a method belongs to the method's class)."""
+    facts = FileFacts()
+    for r in refs:
+        kind = r["kind"]
+        if kind == "call":
+            continue
+        if kind == "import":
+            if r["name"] == "*":
+                facts.stars.append(r["source"] or "")
+            else:
+                facts.imports[r["name"]] = (r["source"] or r["name"], r.get("original") or r["name"])
+            continue
+        enclosing = r["enclosing"]
+        if kind == "base":
+            facts.bases.setdefault(enclosing, []).append((r["receiver"] or "", r["name"]))
+            facts.type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
+                                           enclosing, "base"))
+        elif kind == "class":
+            facts.type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
+                                           enclosing, "type"))
+        elif kind == "returns":
+            facts.returns[enclosing] = r["name"]
+        elif kind == "return":
+            facts.returned.setdefault(enclosing, []).append(r["name"])
+        elif kind in ("typed", "assign", "elem"):
+            _variable_fact(facts, r, module, lang, symbol, enclosing_class)
+    if facts.bases:  # a base class is a "class" reference too: keep it once, as a base
+        at = {(r.line, r.col) for r in facts.type_refs if r.kind == "base"}
+        facts.type_refs = [r for r in facts.type_refs if r.kind == "base" or (r.line, r.col) not in at]
+    return facts
+
+
+def _variable_fact(facts: FileFacts, r: RefRow, module: str, lang: Language,
+                   symbol: Callable[[str], SymbolInfo | None],
+                   enclosing_class: Callable[[str], SymbolInfo | None]) -> None:
+    """A ``typed`` / ``assign`` / ``elem`` row: a fact of a variable of its scope, or of
+    an attribute (``self.x = ...``, a field in a class body)."""
+    kind, enclosing, name = r["kind"], r["enclosing"], r["name"]
+    source = r["source"] or ""
+    if kind == "typed":
+        fact = Fact(FactForm.TYPED, source) if source and source not in NO_TYPE else Fact(FactForm.DECLARED, "")
+    else:
+        fact = Fact(FactForm.ASSIGNED if kind == "assign" else FactForm.ELEMENTS, source)
+    receiver = r["receiver"] or ""
+    scope = symbol(enclosing)
+    if receiver:
+        if receiver not in SELF_RECEIVERS and receiver not in lang.parameter_property_receivers:
+            return
+        cls = enclosing_class(enclosing)
+        if cls is not None:
+            facts.attrs.setdefault(cls.id, {}).setdefault(name, []).append(AttrFact(fact.form, fact.text, enclosing))
+        if receiver in SELF_RECEIVERS:
+            return
+    if scope is not None and scope.kind in CLASS_KINDS:
+        facts.attrs.setdefault(scope.id, {}).setdefault(name, []).append(AttrFact(fact.form, fact.text, enclosing))
+    else:
+        facts.vars.setdefault(enclosing if scope is not None else module, {}).setdefault(name, []).append(fact)

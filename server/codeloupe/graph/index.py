@@ -1,0 +1,244 @@
+"""The graph's tables of symbols and facts, kept up to date file by file.
+
+``SymbolIndex`` holds every symbol by id, name, parent and qualified name, the files
+by module stem and folder, each file's language and facts, and the classes naming
+each base. ``replace_file`` swaps one file's part and says which dependency keys
+(``graph.deps``) changed: the digest of a file (what other files can see of it) is
+compared before and after.
+
+Resolution reads these tables only through ``resolve.reads.Reads``, which records
+the key of everything it reads.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from enum import StrEnum
+from functools import partial
+
+from ..languages import NEUTRAL, Language, module_stem, rules
+from . import deps
+from .facts import FileFacts, RefRow, digest_refs
+from .model import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, SymbolInfo
+
+Digest = dict[str, frozenset]
+
+
+class Seen(StrEnum):
+    """What a file's digest says it shows other files, under a dependency key."""
+
+    FILE = "file"  # the file itself (under its module stem and its folder)
+    SYMBOL = "s"  # a definition: id, kind, parent, qualified name
+    IMPORT = "i"  # an import binding: source, original name
+    IMPORTED_AS = "i<"  # the same import, under the original name
+    STAR = "*"  # a `*` import
+    BASES = "b"  # a class's bases
+    VARIABLE = "v"  # a variable's facts
+    ATTRIBUTE = "a"  # an attribute's facts (with the locals its values name)
+    RETURNS = "r"  # a function's declared return type
+    RETURNED = "rv"  # what a function returns
+
+
+class SymbolIndex:
+    """Symbols and facts of every file, indexed for resolution."""
+
+    def __init__(self) -> None:
+        self.symbols: dict[str, SymbolInfo] = {}
+        self.by_name: dict[str, list[SymbolInfo]] = defaultdict(list)  # callable kinds only
+        self.children: dict[str, dict[str, list[SymbolInfo]]] = defaultdict(partial(defaultdict, list))
+        self.by_qualified: dict[str, list[SymbolInfo]] = defaultdict(list)
+        self.file_symbols: dict[str, list[str]] = defaultdict(list)  # path → symbol ids
+        self.file_lang: dict[str, Language] = {}
+        self.module_id: dict[str, str] = {}
+        self.stems: dict[str, list[str]] = defaultdict(list)  # module stem → paths
+        self.stem_tails: dict[str, set[str]] = defaultdict(set)  # last part of a stem → stems
+        self.dirs: dict[str, list[str]] = defaultdict(list)  # folder → paths
+        self.facts: dict[str, FileFacts] = {}
+        self.subclasses: dict[str, set[str]] = defaultdict(set)  # base name → class ids naming it
+        # the last digest of each edited file (what others see of it): the next edit of
+        # that file starts from it instead of computing it again (it reads only the file)
+        self._digests: dict[str, Digest] = {}
+
+    # --- symbols ---------------------------------------------------------------------------
+
+    def add_symbol(self, s: SymbolInfo) -> None:
+        """Index one symbol (a file's module unit also indexes the file)."""
+        self.symbols[s.id] = s
+        self.file_symbols[s.path].append(s.id)
+        if s.kind == "module" and s.parent is None:
+            self.file_lang[s.path] = rules(s.language)
+            self.module_id[s.path] = s.id
+            stem = module_stem(s.path)
+            self.stems[stem].append(s.path)
+            self.stem_tails[stem.rsplit("/", 1)[-1]].add(stem)
+            self.dirs[_folder(s.path)].append(s.path)
+            return
+        if s.kind in CALLABLE_KINDS:
+            self.by_name[s.name].append(s)
+            self.by_qualified[s.qualified_name].append(s)
+        if s.parent is not None:
+            self.children[s.parent][s.name].append(s)
+
+    def remove_symbols(self, path: str) -> None:
+        """Take a file's symbols out of every index, one pass per touched list."""
+        gone = [self.symbols[i] for i in self.file_symbols.pop(path, []) if i in self.symbols]
+        touched: dict[tuple[int, object], tuple[dict, object]] = {}
+        for s in gone:
+            del self.symbols[s.id]
+            if s.kind == "module" and s.parent is None:
+                self.file_lang.pop(s.path, None)
+                self.module_id.pop(s.path, None)
+                stem = module_stem(s.path)
+                _drop(self.stems, stem, s.path)
+                if stem not in self.stems:
+                    tails = self.stem_tails.get(stem.rsplit("/", 1)[-1])
+                    if tails is not None:
+                        tails.discard(stem)
+                _drop(self.dirs, _folder(s.path), s.path)
+                continue
+            if s.kind in CALLABLE_KINDS:
+                touched[(id(self.by_name), s.name)] = (self.by_name, s.name)
+                touched[(id(self.by_qualified), s.qualified_name)] = (self.by_qualified, s.qualified_name)
+            if s.parent is not None:  # a parent is always of the same file
+                self.children.pop(s.parent, None)
+        for index, key in touched.values():
+            bucket = index.get(key)
+            if bucket is not None:
+                bucket[:] = [x for x in bucket if x.path != path]
+                if not bucket:
+                    del index[key]
+
+    # --- facts -----------------------------------------------------------------------------
+
+    def add_facts(self, path: str, refs: list[RefRow],
+                  enclosing_class: Callable[[str], SymbolInfo | None]) -> None:
+        """Digest a file's reference rows into its facts (its symbols are in already)."""
+        module = self.module_id.get(path, f"{path}::<module>")
+        facts = digest_refs(path, refs, module, self.file_lang.get(path, NEUTRAL), self.symbols.get,
+                            enclosing_class)
+        self.set_facts(path, facts)
+
+    def set_facts(self, path: str, facts: FileFacts) -> None:
+        """Index a file's facts as they are (digested, or loaded)."""
+        self.facts[path] = facts
+        for cls_id, bases in facts.bases.items():
+            for _, name in bases:
+                self.subclasses[name].add(cls_id)
+
+    def remove_facts(self, path: str) -> None:
+        """Take a file's facts out."""
+        facts = self.facts.pop(path, None)
+        if facts is None:
+            return
+        for cls_id, bases in facts.bases.items():
+            for _, name in bases:
+                ids = self.subclasses.get(name)
+                if ids is not None:
+                    ids.discard(cls_id)
+                    if not ids:
+                        del self.subclasses[name]
+
+    def namespaces(self, path: str) -> frozenset[str]:
+        """Namespaces whose names a file sees unqualified: those its definitions are
+        in (and their parents), and those it imports whole (C# ``using A.B;``, C++
+        ``using namespace a;``)."""
+        out: set[str] = set()
+        for sid in self.file_symbols.get(path, ()):
+            s = self.symbols.get(sid)
+            if s is None or s.kind not in CLASS_KINDS and s.kind not in FUNCTION_KINDS:
+                continue
+            parts = s.qualified_name.split(".")[:-1]
+            for i in range(1, len(parts) + 1):
+                out.add(".".join(parts[:i]))
+        facts = self.facts.get(path)
+        for bound, (source, original) in (facts.imports.items() if facts is not None else ()):
+            dotted = source.replace("::", ".").replace("\\", ".").strip(".")
+            if original == bound and (dotted == bound or dotted.endswith("." + bound)):
+                out.add(dotted)
+        return frozenset(out)
+
+    # --- per-file updates ------------------------------------------------------------------
+
+    def replace_file(self, path: str, symbols: list[SymbolInfo], refs: list[RefRow],
+                     enclosing_class: Callable[[str], SymbolInfo | None]) -> set[str]:
+        """Swap one file's symbols and facts (empty lists: the file is gone); the
+        dependency keys whose digest changed."""
+        before = self._digests.pop(path, None)
+        if before is None:
+            before = self.digest(path)
+        self.remove_symbols(path)
+        self.remove_facts(path)
+        for s in symbols:
+            self.add_symbol(s)
+        self.add_facts(path, refs, enclosing_class)
+        after = self.digest(path)
+        if symbols or refs:
+            self._digests[path] = after
+        return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+
+    def digest(self, path: str) -> Digest:
+        """What other files can see of this one, by the key a lookup records."""
+        out: dict[str, set] = defaultdict(set)
+        for sid in self.file_symbols.get(path, ()):
+            s = self.symbols.get(sid)
+            if s is None:
+                continue
+            if s.kind == "module" and s.parent is None:
+                out[deps.module_key(module_stem(path).rsplit("/", 1)[-1])].add((Seen.FILE, path))
+                out[deps.module_key(_folder(path).rsplit("/", 1)[-1])].add((Seen.FILE, path))  # a Go package
+                continue
+            out[s.name].add((Seen.SYMBOL, s.id, s.kind, s.parent, s.qualified_name))
+        facts = self.facts.get(path)
+        if facts is not None:
+            self._digest_facts(out, path, facts)
+        lang = self.file_lang.get(path, NEUTRAL)
+        if lang.namespaced:
+            out[deps.namespace_key(path)].add(tuple(sorted(self.namespaces(path))))
+        if lang.includes_files and facts is not None:
+            out[deps.include_key(path)].add(tuple(sorted(source for source, _ in facts.imports.values())))
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def _digest_facts(self, out: dict[str, set], path: str, facts: FileFacts) -> None:
+        for bound, (source, original) in facts.imports.items():
+            out[bound].add((Seen.IMPORT, source, original))
+            out[original].add((Seen.IMPORTED_AS, bound, source))
+        for source in facts.stars:
+            out[deps.STAR].add((Seen.STAR, path, source))
+        for cls_id, bases in facts.bases.items():
+            out[deps.short_name(cls_id)].add((Seen.BASES, cls_id, tuple(bases)))
+            for _, base in bases:
+                out[deps.subclass_key(base)].add(cls_id)
+        module = self.module_id.get(path)
+        for scope, names in facts.vars.items():
+            for name, fl in names.items():
+                key = name if scope == module else deps.local_key(scope, name)
+                out[key].add((Seen.VARIABLE, scope, tuple(fl)))
+        for cls_id, attrs in facts.attrs.items():
+            for name, fl in attrs.items():
+                deep = []  # with the locals of its scope that each value names
+                for form, text, scope in fl:
+                    head = text.split(".", 1)[0].split("(", 1)[0].strip()
+                    local = facts.vars.get(scope, {}).get(head, ())
+                    deep.append((form, text, scope, tuple(local)))
+                out[name].add((Seen.ATTRIBUTE, cls_id, tuple(deep)))
+        for fid, text in facts.returns.items():
+            out[deps.short_name(fid)].add((Seen.RETURNS, fid, text))
+        for fid, texts in facts.returned.items():
+            out[deps.short_name(fid)].add((Seen.RETURNED, fid, tuple(texts)))
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _drop(index: dict, key: object, item: object) -> None:
+    bucket = index.get(key)
+    if bucket is None:
+        return
+    try:
+        bucket.remove(item)
+    except ValueError:
+        return
+    if not bucket:
+        del index[key]

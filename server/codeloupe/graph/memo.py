@@ -1,0 +1,51 @@
+"""Remembered lookups: results many call sites share (a class's bases, a variable's
+value, an import), each kept with the dependency keys it read, so an edit drops
+exactly the entries that read a key whose digest changed."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from enum import StrEnum
+
+
+class Lookup(StrEnum):
+    """What a remembered entry is the result of; the first part of its key."""
+
+    SITE = "site"  # (path, caller, name, receiver): a call site's targets
+    MRO = "mro"  # (class id): the class and its bases in lookup order
+    IMPORT = "imp"  # (path, bound): what an import binding holds
+    TYPE = "type"  # (path, scope, type name): the instances a type names
+    ATTRIBUTE = "attr"  # (class id, name): an attribute's value
+    VARIABLE = "var"  # (path, scope, name): a variable's value
+    RETURNS = "ret"  # (function ids,): what calling these functions returns
+    NAME = "name"  # (name, with receiver, family): the candidates by name
+    INCLUDES = "inc"  # (path): the files a file includes
+    NAMESPACES = "ns"  # (path): the namespaces a file sees
+
+
+# a remembered result and the keys it read
+Entry = tuple[object, frozenset[str]]
+
+
+class Memo:
+    """Results of lookups, each with the dependency keys it read."""
+
+    def __init__(self) -> None:
+        self.values: dict[tuple, Entry] = {}
+        self.by_dep: dict[str, set[tuple]] = defaultdict(set)
+
+    def remember(self, key: tuple, entry: Entry) -> None:
+        """Keep a result until one of the keys it read changes."""
+        self.values[key] = entry
+        for dep in entry[1]:
+            self.by_dep[dep].add(key)
+
+    def drop(self, names: Iterable[str]) -> list[tuple]:
+        """Forget the entries that read one of these keys; the keys forgotten."""
+        dropped = []
+        for name in names:
+            for key in self.by_dep.pop(name, ()):
+                if self.values.pop(key, None) is not None:
+                    dropped.append(key)
+        return dropped

@@ -1,0 +1,264 @@
+"""What users ask of the graph: callers and callees, what a confidence view leaves
+out, everything up- or downstream, call chains, the most called and widest symbols,
+unused ones, type references, and figures. Functions over an ``EdgeIndex`` (and
+the ``SymbolIndex`` where symbols matter); ``Graph`` exposes them as methods."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+
+from ..languages import NEUTRAL
+from .edges import EdgeIndex, InEdges, OutEdges
+from .index import SymbolIndex
+from .model import CALLABLE_KINDS, CLASS_KINDS, Edge, Reason, SymbolInfo, TypeRef, Value, ValueKind
+
+NAME = Reason.NAME
+_ENTRY_POINTS = ("main", "constructor", "init", "setUp", "tearDown")  # called from outside
+
+
+def callers(edges: EdgeIndex, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+    """The edges into a symbol with at least this confidence, by place."""
+    return sorted((e for e in edges.edges_in(symbol_id) if e.confidence >= min_confidence),
+                  key=lambda e: (e.site.path, e.site.line, e.site.col))
+
+
+def callees(edges: EdgeIndex, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+    """The edges out of a symbol with at least this confidence, by place."""
+    return sorted((e for e in edges.edges_out(symbol_id) if e.confidence >= min_confidence),
+                  key=lambda e: (e.site.line, e.site.col))
+
+
+def below(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
+    """What a view at ``min_confidence`` leaves out around a symbol: (call sites below
+    it, calling symbols, or called ones when not ``incoming``, reached only below it)."""
+    found = edges.edges_in(symbol_id) if incoming else edges.edges_out(symbol_id)
+    shown: set[str] = set()
+    hidden: set[str] = set()
+    sites = 0
+    for e in found:
+        other = e.site.caller if incoming else e.target
+        if e.confidence >= min_confidence:
+            shown.add(other)
+        else:
+            sites += 1
+            hidden.add(other)
+    return sites, len(hidden - shown)
+
+
+def upstream(edges: EdgeIndex, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
+    """Every symbol that reaches this one through calls, within ``depth`` calls:
+    symbol id → distance."""
+    return _reach(symbol_id, depth, min_confidence, edges.edges_in, lambda e: e.site.caller)
+
+
+def downstream(edges: EdgeIndex, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
+    """Every symbol this one reaches through calls, within ``depth``."""
+    return _reach(symbol_id, depth, min_confidence, edges.edges_out, lambda e: e.target)
+
+
+def _reach(start: str, depth: int, min_confidence: float, edges: Callable[[str], Iterable[Edge]],
+           step: Callable[[Edge], str]) -> dict[str, int]:
+    dist = {start: 0}
+    frontier = [start]
+    for d in range(1, depth + 1):
+        nxt = []
+        for node in frontier:
+            for e in edges(node):
+                if e.confidence < min_confidence:
+                    continue
+                other = step(e)
+                if other not in dist:
+                    dist[other] = d
+                    nxt.append(other)
+        frontier = nxt
+    del dist[start]
+    return dist
+
+
+def call_chains(edges: EdgeIndex, sources: list[str], targets: list[str], max_depth: int = 6,
+                limit: int = 10, min_confidence: float = 0.0) -> list[list[Edge]]:
+    """The shortest call chains from any of ``sources`` to any of ``targets``
+    (breadth first over callees with at least ``min_confidence``, at most
+    ``max_depth`` calls long), each a list of edges; at most ``limit`` chains, all of
+    the shortest length found."""
+    goal = set(targets)
+    parents: dict[str, list[Edge]] = {s: [] for s in sources}
+    frontier = list(dict.fromkeys(sources))
+    found = [s for s in frontier if s in goal]
+    depth = 0
+    while frontier and not found and depth < max_depth:
+        depth += 1
+        layer: dict[str, list[Edge]] = {}
+        for caller in frontier:
+            for edge in callees(edges, caller, min_confidence):
+                if edge.target in parents:
+                    continue
+                layer.setdefault(edge.target, []).append(edge)
+        parents.update(layer)
+        frontier = list(layer)
+        found = [t for t in frontier if t in goal]
+    chains: list[list[Edge]] = []
+    # back from each target over the parents, depth first (a stack, not recursion:
+    # ``max_depth`` is the caller's and a chain may be as long)
+    stack: list[tuple[str, list[Edge]]] = [(t, []) for t in reversed(found)]
+    while stack and len(chains) < limit:
+        node, tail = stack.pop()
+        if not parents.get(node):
+            chains.append(tail)
+            continue
+        stack.extend((edge.site.caller, [edge, *tail]) for edge in reversed(parents[node]))
+    return [c for c in chains if c]
+
+
+def all_chains(edges: EdgeIndex, sources: list[str], targets: list[str], max_depth: int = 6,
+               limit: int = 50, min_confidence: float = 0.0) -> list[list[Edge]]:
+    """Every call chain (no symbol twice) from ``sources`` to ``targets`` of at most
+    ``max_depth`` calls with at least ``min_confidence`` each, shortest first; one
+    edge per caller → callee step (the first call site)."""
+    goal = set(targets)
+    # distance to a target, over callers: prunes walks that cannot arrive in time
+    to_goal = {t: 0 for t in goal}
+    frontier = list(goal)
+    for d in range(1, max_depth + 1):
+        nxt = []
+        for node in frontier:
+            for e in edges.edges_in(node):
+                if e.confidence >= min_confidence and e.site.caller not in to_goal:
+                    to_goal[e.site.caller] = d
+                    nxt.append(e.site.caller)
+        frontier = nxt
+    chains: list[list[Edge]] = []
+
+    path: list[Edge] = []
+    seen: set[str] = set()
+
+    def steps(node: str) -> Iterator[Edge] | None:
+        """The next steps from ``node`` at the end of ``path``; None where the walk
+        stops (a target reached, enough chains)."""
+        if len(chains) >= limit * 20:
+            return None
+        if node in goal and path:
+            chains.append(list(path))
+            return None
+        left = max_depth - len(path)
+        first: dict[str, Edge] = {}
+        for e in callees(edges, node, min_confidence):
+            if e.target not in first:
+                first[e.target] = e
+        return iter([e for target, e in first.items()
+                     if target not in seen and to_goal.get(target, max_depth + 1) <= left - 1])
+
+    for s in dict.fromkeys(sources):
+        if s not in to_goal:
+            continue
+        seen.add(s)
+        # depth first with a stack of the steps left at each level (no recursion:
+        # ``max_depth`` is the caller's)
+        stack = [it] if (it := steps(s)) is not None else []
+        while stack:
+            e = next(stack[-1], None)
+            if e is None:
+                stack.pop()
+                if path:
+                    seen.discard(path.pop().target)
+                continue
+            seen.add(e.target)
+            path.append(e)
+            it = steps(e.target)
+            if it is None:
+                path.pop()
+                seen.discard(e.target)
+            else:
+                stack.append(it)
+        seen.discard(s)
+    chains.sort(key=lambda c: (len(c), -min(e.confidence for e in c)))
+    return chains[:limit]
+
+
+def most_called(edges: EdgeIndex, n: int = 10) -> list[tuple[str, int]]:
+    """Symbols by how many distinct callers call them ("core utilities")."""
+    counts = [(t, len({e.site.caller for e in found})) for t, found in InEdges(edges).items()]
+    counts.sort(key=lambda x: (-x[1], x[0]))
+    return counts[:n]
+
+
+def widest_callers(edges: EdgeIndex, n: int = 10) -> list[tuple[str, int]]:
+    """Symbols by how many distinct symbols they call ("orchestrators")."""
+    counts = [(c, len({e.target for e in found})) for c, found in OutEdges(edges).items()]
+    counts.sort(key=lambda x: (-x[1], x[0]))
+    return counts[:n]
+
+
+def unused(index: SymbolIndex, edges: EdgeIndex) -> list[SymbolInfo]:
+    """Functions, methods and classes nothing calls, instantiates, subclasses or
+    names as a type (dunder methods, constructors and entry points left out: the
+    language or the outside world calls them)."""
+    named = {r.name for facts in index.facts.values() for r in facts.type_refs}
+    called = set(edges.into) | {t.target for found in edges.named.values() for t in found}
+    out = []
+    for s in index.symbols.values():
+        if s.kind == "module" or s.kind not in CALLABLE_KINDS or s.kind == "impl":
+            continue
+        if s.name.startswith("__") and s.name.endswith("__") or s.kind == "constructor":
+            continue
+        if s.name in _ENTRY_POINTS or s.name.startswith("test"):
+            continue
+        if s.id in called:
+            continue
+        if s.kind in CLASS_KINDS and s.name in named:
+            continue
+        out.append(s)
+    return sorted(out, key=lambda s: (s.path, s.start_line))
+
+
+def type_references(index: SymbolIndex, edges: EdgeIndex, type_value: Callable[[str, str, str], Value | None],
+                    symbol_id: str) -> dict[str, list[TypeRef] | list[Edge]]:
+    """Uses of a class beyond calls of its methods: where it is instantiated,
+    subclassed and named as a type (``type_value`` reads a type as written)."""
+    target = index.symbols.get(symbol_id)
+    out: dict[str, list] = {"instantiated": [], "subclassed": [], "type": []}
+    if target is None:
+        return out
+    out["instantiated"] = callers(edges, symbol_id)
+    for facts in index.facts.values():
+        for r in facts.type_refs:
+            if r.name != target.name:
+                continue
+            dotted = f"{r.receiver}.{r.name}" if r.receiver else r.name
+            value = type_value(dotted, r.path, r.enclosing)
+            if value is not None and value.kind is ValueKind.INSTANCE and symbol_id in value.ids:
+                out["subclassed" if r.kind == "base" else "type"].append(r)
+    return out
+
+
+def stats(index: SymbolIndex, edges: EdgeIndex) -> dict[str, object]:
+    """Edges by reason, sites resolved, by name, external or not, per language."""
+    reasons: dict[str, int] = defaultdict(int)
+    ambiguous = 0
+    for v in edges.out.values():
+        for e in v:
+            reasons[e.reason] += 1
+            ambiguous += e.ambiguous
+    for found in edges.named.values():
+        reasons[NAME] += len(found)
+        ambiguous += sum(1 for t in found if t.ambiguous)
+    languages: dict[str, dict[str, int]] = {}
+    for site, targets in edges.site_targets():
+        lang = index.file_lang.get(site.path, NEUTRAL).name
+        row = languages.setdefault(lang, {"sites": 0, "resolved": 0, "ambiguous": 0,
+                                          "by_name": 0, "external": 0, "unresolved": 0})
+        row["sites"] += 1
+        if targets:
+            row["resolved"] += 1
+            if any(t.ambiguous for t in targets):
+                row["ambiguous"] += 1
+            if targets[0].reason is NAME:
+                row["by_name"] += 1
+        elif site in edges.external:
+            row["external"] += 1
+        else:
+            row["unresolved"] += 1
+    return {"edges": sum(reasons.values()), "ambiguous": ambiguous, "unresolved": len(edges.unresolved),
+            "external": len(edges.external), "sites": len(edges.site_edges) + len(edges.named),
+            "reasons": dict(sorted(reasons.items())), "languages": dict(sorted(languages.items()))}

@@ -1,0 +1,322 @@
+"""Linking a call site to its targets, the steps a careful reader takes, in order
+(the ``graph`` package docstring): super and self calls, a bare name in its scopes,
+its file, its imports and what the language makes visible, a call on a value of
+known type, and last the candidates by name. Each target carries the step that
+found it and its confidence."""
+
+from __future__ import annotations
+
+from ...languages import (
+    COMMON_METHODS,
+    SELF_RECEIVERS,
+    Language,
+    PackageScope,
+    family_rules,
+    is_super_receiver,
+    rules,
+)
+from ..memo import Lookup
+from ..model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    CONFIDENCE,
+    EXTERNAL,
+    FUNCTION_KINDS,
+    CallSite,
+    Reason,
+    SymbolInfo,
+    Target,
+    Value,
+    ValueKind,
+)
+from .text import receiver_parts
+from .values import Values
+
+INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
+LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = Reason
+SITE, BY_NAME = Lookup.SITE, Lookup.NAME
+# the targets, and whether the call is known to leave the repository
+Targets = tuple[list[Target] | tuple[Target, ...], bool]
+
+
+class Calls(Values):
+    """Call sites to targets (a part of the ``Resolver``)."""
+
+    def resolve_site(self, site: CallSite) -> tuple[tuple[Target, ...], bool, tuple | frozenset[str]]:
+        """The targets of a call site, whether it calls outside the repository, and
+        what its resolution depends on: the key of its memo entry (which knows the
+        dependency keys it read), or those keys themselves when it could not be
+        remembered. Sites alike (same caller, name and receiver)
+        resolve alike: an edit re-links a file's unchanged calls from the memo, at
+        their new positions."""
+        self._scratch.clear()
+        outer, self._deps = self._deps, set()
+        try:
+            key = (SITE, site.path, site.caller, site.name, site.receiver)
+            found, external = self._memoized(key, self._resolve_targets)
+        finally:
+            deps, self._deps = self._deps, outer
+        if key in self.memo.values:  # the memo entry carries the keys it read
+            return found, external, key
+        deps.add(site.name)  # resolved through a cycle, not remembered: the site keeps its keys
+        return found, external, frozenset(deps)
+
+    def _resolve_targets(self, path: str, caller: str, name: str, receiver: str) -> tuple[tuple[Target, ...], bool]:
+        targets, external = self._resolve(path, caller, name, receiver)
+        return targets if isinstance(targets, tuple) else tuple(targets), external
+
+    def _resolve(self, path: str, caller: str, name: str, receiver: str) -> Targets:
+        lang = self.language_of(path)
+        if is_super_receiver(receiver):
+            cls = self.enclosing_class(caller)
+            if cls is None:
+                return [], False
+            found, external = self._lookup(cls.id, name, skip_self=True)
+            return (self._targets(found, SUPER), False) if found else ([], external)
+        if receiver in SELF_RECEIVERS:
+            return self._self_call(path, caller, name)
+        if not receiver:
+            if (name in lang.super_method_calls or name in lang.own_constructor_calls
+                    or name in lang.base_constructor_calls):
+                return self._keyword_call(caller, name, lang)
+            return self._bare_call(path, caller, name, lang)
+        return self._receiver_call(path, caller, name, receiver, lang)
+
+    def _keyword_call(self, caller: str, name: str, lang: Language) -> Targets:
+        """Ruby ``super`` (the method of the same name in a base); ``this(...)`` /
+        ``super(...)`` / C# ``base(...)`` in a constructor (a constructor of the class,
+        of its first base)."""
+        cls = self.enclosing_class(caller)
+        if name in lang.super_method_calls:
+            method = self.symbol(caller)
+            if cls is None or method is None or method.kind not in FUNCTION_KINDS:
+                return [], False
+            found, external = self._lookup(cls.id, method.name, skip_self=True)
+            return (self._targets(found, SUPER), False) if found else ([], external)
+        if cls is None:
+            return [], False
+        if name in lang.own_constructor_calls:
+            return self._targets(self._constructors(cls), SELF), False
+        mro, external = self._mro(cls.id)
+        for base_id in mro[1:2]:
+            base = self.symbol(base_id)
+            if base is not None:
+                ctors = self._constructors(base)
+                return self._targets(ctors or [base], SUPER), False
+        return [], external
+
+    def _receiver_call(self, path: str, caller: str, name: str, receiver: str, lang: Language) -> Targets:
+        """``receiver.name()``: through the receiver's value when it is known."""
+        parts = receiver_parts(receiver)
+        value = self._parts_value(parts, path, caller, 0) if parts else None
+        if value == EXTERNAL:
+            return [], True
+        if value is not None:
+            found = self._value_call(value, caller, name, lang)
+            if found is not None:
+                return found
+        if value is None and lang.namespaced and parts and all(p[-1:] not in ")]" for p in parts):
+            qualified = self._qualified(".".join([*parts, name]), lang)
+            if qualified:  # a namespace-qualified class or function: `net::Transport(...)`
+                return self._targets(qualified, IMPORT, ctor=True), False
+        return self._by_name(name, with_receiver=True, lang=lang)
+
+    def _value_call(self, value: Value, caller: str, name: str, lang: Language) -> Targets | None:
+        """``name`` called on a module, a class or instances; None: look further."""
+        kind, ids = value
+        if kind is MODULE:
+            member = self.module_member(ids, name)
+            if isinstance(member, list):
+                return self._targets(member, IMPORT, ctor=True), False
+            if member is not None and member.kind is CLASS:
+                return self._targets(self._symbols_of(member.ids), IMPORT, ctor=True), False
+            if member == EXTERNAL:
+                return [], True
+            return None
+        if kind is not INSTANCE and kind is not CLASS:
+            return None
+        targets: list[SymbolInfo] = []
+        external = False
+        for cid in ids:
+            found, ext = self._lookup(cid, name)
+            if not found and kind is INSTANCE:
+                found = self._assigned_functions(cid, name)
+            external = external or (ext and not found)
+            targets.extend(s for s in found if s not in targets)
+        if not targets and kind is CLASS and name == lang.instance_factory:
+            return self._targets(self._symbols_of(ids), TYPE, ctor=True), False
+        if targets and kind is CLASS and lang.class_qualified_super:
+            # `Base::send()` in a method of a class derived from Base
+            cls = self.enclosing_class(caller)
+            if cls is not None and set(ids) & set(self._mro(cls.id)[0][1:]):
+                return self._targets(targets, SUPER), False
+        if targets:
+            return self._targets(targets, TYPE, ctor=True), False
+        if external:
+            return [], True
+        if kind is CLASS or not lang.dynamic_members:  # dynamic: by name after all
+            return [], False
+        return None
+
+    def _self_call(self, path: str, caller: str, name: str) -> Targets:
+        """``self.name()``: the class and its bases, a function a method assigned to the
+        attribute, else the subclasses' (a mixin calling its host)."""
+        cls = self.enclosing_class(caller)
+        if cls is None:
+            return self._by_name(name, with_receiver=True, lang=self.language_of(path))
+        found, external = self._lookup(cls.id, name)
+        if found:
+            return self._targets(found, SELF, ctor=True), False
+        assigned = self._assigned_functions(cls.id, name)
+        if assigned:
+            return self._targets(assigned, SELF), False
+        subs = self._subclass_members(cls.id, name)
+        if subs:
+            return self._targets(subs, SUBCLASS), False
+        return [], external
+
+    def _bare_call(self, path: str, caller: str, name: str, lang: Language) -> Targets:
+        """``name()``: its scopes, its file, its imports, then what the language shows
+        a file without an import, then by name."""
+        module = self.module_of(path)
+        found = self._scope_call(path, caller, name, lang, module)
+        if found is not None:
+            return found
+        if self.has_import(path, name):
+            value = self._import_value(path, name)
+            if isinstance(value, list):
+                return self._targets(value, IMPORT, ctor=True), False
+            if value == EXTERNAL:
+                return [], True
+            if value is not None:
+                return self._value_targets(value, IMPORT)
+        if module is not None:
+            facts = self.module_vars(path, name)
+            if facts:
+                return self._value_targets(self._eval_facts(facts, path, module, 1))
+        found = self._visible_call(path, name, lang, module)
+        if found is not None:
+            return found
+        if name in lang.external_names:
+            return [], True
+        return self._by_name(name, with_receiver=False, lang=lang)
+
+    def _scope_call(self, path: str, caller: str, name: str, lang: Language, module: str | None) -> Targets | None:
+        """A definition or a local variable of a scope around the call (a member of
+        the class, in a language whose methods call it bare), or of the file."""
+        for s in self._scopes(caller):
+            if s.kind in CLASS_KINDS:
+                if lang.implicit_this:
+                    found, _ = self._lookup(s.id, name)
+                    if found:
+                        return self._targets(found, SELF, ctor=True), False
+                continue
+            defs = [d for d in self.children(s.id, name) if d.kind in CALLABLE_KINDS]
+            if defs:
+                return self._targets(defs, LOCAL, ctor=True), False
+            if s.id != module:
+                local = self.local_vars(path, s.id, name)
+                if local:
+                    return self._value_targets(self._eval_facts(local, path, s.id, 1))
+        if module is not None:
+            defs = [d for d in self.children(module, name) if d.kind in CALLABLE_KINDS]
+            if defs:
+                return self._targets(defs, LOCAL, ctor=True), False
+        return None
+
+    def _visible_call(self, path: str, name: str, lang: Language, module: str | None) -> Targets | None:
+        """A definition the file sees without importing it: of its package folder, of
+        a file it includes, of a namespace it is in, of a ``*`` import."""
+        if lang.package_scope is not PackageScope.NONE:
+            folder = path.rsplit("/", 1)[0] if "/" in path else ""
+            same = [s for s in self.named(name) if s.path != path
+                    and (s.path.rsplit("/", 1)[0] if "/" in s.path else "") == folder
+                    and s.language == lang.name and s.parent == self.module_of(s.path)]
+            if lang.package_scope is PackageScope.CLASSES:
+                same = [s for s in same if s.kind in CLASS_KINDS]
+            if same:
+                return self._targets(same, PACKAGE, ctor=True), False
+        if lang.includes_files:  # defined in a file this one includes / requires
+            found = [s for p in self._included_files(path) for s in self.top_level(p, name)
+                     if s.kind in CALLABLE_KINDS]
+            if found:
+                return self._targets(found, IMPORT, ctor=True), False
+        if lang.namespaced:  # a class of a namespace this file is in or imports
+            classes = self._classes_named(name, path, lang)
+            spaces = self._file_namespaces(path)
+            classes = [c for c in classes if c.qualified_name.rsplit(".", 1)[0] in spaces and c.path != path]
+            if classes:
+                return self._targets(classes, IMPORT, ctor=True), False
+        stars = self.stars(path)
+        if stars and module is not None:
+            for source in stars:
+                modpath = lang.star_module_path(source, path)
+                files = self.module_files(modpath) if modpath else []
+                if files:
+                    member = self.module_member(tuple(files), name)
+                    if isinstance(member, list):
+                        return self._targets(member, IMPORT, ctor=True), False
+        return None
+
+    def _value_targets(self, value: Value | None, reason: Reason = LOCAL) -> Targets:
+        """A call of a variable: the class or function it holds, if known."""
+        if value is None:
+            return [], False
+        if value == EXTERNAL:
+            return [], True
+        kind, ids = value
+        if kind is CLASS:
+            return self._targets(self._symbols_of(ids), reason, ctor=True), False
+        if kind is FUNCTION:
+            return self._targets(self._symbols_of(ids), reason), False
+        return [], False
+
+    def _by_name(self, name: str, *, with_receiver: bool, lang: Language) -> Targets:
+        """Every definition of that name in the language's family: low confidence, or
+        ``unique`` for the only method of a name the standard types do not use. The
+        targets are remembered and shared by every site calling that name."""
+        return self._memoized((BY_NAME, name, with_receiver, lang.family), self._name_targets), False
+
+    def _name_targets(self, name: str, with_receiver: bool, family: str) -> tuple[Target, ...]:
+        candidates = self._name_candidates(name, with_receiver, family)
+        # one method of that name in the whole repository, and not a name the standard
+        # types use: what a reader would take it for, with some doubt left
+        unique = (with_receiver and len(candidates) == 1
+                  and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__")))
+        return tuple(self._targets(candidates, UNIQUE if unique else NAME))
+
+    def _name_candidates(self, name: str, with_receiver: bool, family: str) -> list[SymbolInfo]:
+        lang = family_rules(family)
+
+        candidates = self.named(name)
+        if with_receiver:
+            candidates = [s for s in candidates if s.kind in ("method", "constructor")
+                          or (s.kind == "function" and lang.functions_as_methods)]
+        else:
+            candidates = [s for s in candidates if s.kind in FUNCTION_KINDS or s.kind in CLASS_KINDS]
+        if family:
+            candidates = [s for s in candidates if rules(s.language).family == family]
+        return candidates
+
+    def _targets(self, found: list[SymbolInfo], reason: Reason, *, ctor: bool = False) -> list[Target]:
+        """Targets with the step's confidence, shared when several (a call of a class
+        comes with its constructor)."""
+        if not found:
+            return []
+        confidence = CONFIDENCE[reason]
+        if reason is NAME:  # candidates by name: the confidence is shared among them
+            ambiguous = len(found) > 1
+            conf = round(confidence / len(found), 3) if ambiguous else confidence
+        else:  # a precise step with several answers (a union type, overloads: one name)
+            ambiguous = len({t.qualified_name for t in found}) > 1
+            conf = round(confidence * 0.8, 3) if ambiguous else confidence
+        targets = [Target(t.id, reason, conf, ambiguous) for t in found]
+        if ctor:
+            seen = {t.id for t in found}
+            for t in found:
+                if t.kind in CLASS_KINDS:
+                    for c in self._constructors(t):
+                        if c.id not in seen:
+                            seen.add(c.id)
+                            targets.append(Target(c.id, reason, conf, ambiguous))
+        return targets

@@ -1,0 +1,115 @@
+"""Imports and modules: what an import binding holds (each language's rule, asked
+through ``languages.ImportContext``, which this class implements), a name in a
+module (definitions, variables, re-exports, submodules), the files a file includes
+and the namespaces it sees."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...languages import NEUTRAL, Language, join_path, module_stem
+from ..memo import Lookup
+from ..model import EXTERNAL, FactForm, SymbolInfo, Value, ValueKind
+from .reads import MAX_DEPTH
+from .scopes import Scopes
+
+MODULE = ValueKind.MODULE
+INCLUDES, NAMESPACES, IMPORT = Lookup.INCLUDES, Lookup.NAMESPACES, Lookup.IMPORT
+# what an import or a module member holds: a value, the definitions of that name, or
+# None (unknown)
+Found = Value | list[SymbolInfo] | None
+
+
+class Imports(Scopes):
+    """Imports, modules, includes and namespaces (a part of the ``Resolver``)."""
+
+    external_value = EXTERNAL
+
+    def _included_files(self, path: str) -> list[str]:
+        """Files this one names by #include / require / require_relative (relative
+        to its folder, else anywhere the path matches), with the sources sharing their
+        stem (``net/transport.h`` → ``net/transport.c``)."""
+        return self._memoized((INCLUDES, path), self._compute_included) or []
+
+    def _compute_included(self, path: str) -> list[str]:
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        lang = self.language_of(path)
+        out: list[str] = []
+        for _bound, source in self.include_sources(path):
+            if not lang.names_file(source):
+                continue
+            stem = module_stem(source.lstrip("./") if not source.startswith("..") else source)
+            near = module_stem(join_path(folder, source)) if folder else stem
+            files = self.module_files(near) or self.module_files(stem)
+            out.extend(p for p in files if p != path and p not in out)
+        return out
+
+    def _file_namespaces(self, path: str) -> frozenset[str]:
+        """Namespaces whose names a file sees unqualified (``SymbolIndex.namespaces``)."""
+        return self._memoized((NAMESPACES, path), self.namespaces) or frozenset()
+
+    def language_of(self, path: str) -> Language:
+        """The rules of a file's language. Records nothing: a file's language is a
+        function of its path."""
+        return self._idx_file_lang.get(path, NEUTRAL)
+
+    def _import_value(self, path: str, bound: str, depth: int = 0) -> Found:
+        return self._memoized((IMPORT, path, bound), self._compute_import, depth + 1)
+
+    def _compute_import(self, path: str, bound: str, depth: int) -> Found:
+        if depth > MAX_DEPTH:
+            return self._cut()
+        found = self.import_of(path, bound)
+        if found is None:
+            return None
+        source, original = found
+        return self.language_of(path).import_value(self, path, bound, source, original, depth)
+
+    # --- what a language's import rule asks (languages.ImportContext) -----------------
+
+    @staticmethod
+    def module(files: Iterable[str]) -> Value:
+        """The value of a module made of these files."""
+        return Value(MODULE, tuple(files))
+
+    def module_member(self, files: tuple[str, ...], name: str, depth: int = 0) -> Found:
+        """``name`` in a module: a definition, a module-level variable, a re-export
+        (an import in that module, ``export … from``, ``*``), or a submodule."""
+        if depth > MAX_DEPTH:
+            return self._cut()
+        found = [s for p in files for s in self.top_level(p, name)]
+        if found:
+            return found
+        for p in files:
+            if self.module_vars(p, name):
+                return self._var_value(p, self.module_of(p) or "", name, depth + 1)
+            if self.has_import(p, name):
+                return self._import_value(p, name, depth + 1)
+        for p in files:
+            for source in self.stars(p):
+                modpath = self.language_of(p).star_module_path(source, p)
+                if not modpath:
+                    continue
+                sub = self.module_files(modpath)
+                if sub and tuple(sub) != files:
+                    got = self.module_member(tuple(sub), name, depth + 1)
+                    if got is not None:
+                        return got
+        if files and self.language_of(files[0]).is_package_entry(files[0]):
+            sub = self.module_files(module_stem(files[0]) + "/" + name)
+            if sub:
+                return Value(MODULE, tuple(sub))
+        return None
+
+    def qualified(self, dotted: str, language: Language) -> list[SymbolInfo]:
+        """The definitions whose qualified name is (or ends with) this dotted name."""
+        return self._qualified(dotted, language)
+
+    def symbols_named(self, name: str) -> list[SymbolInfo]:
+        """Every definition named ``name`` in the repository."""
+        return list(self.named(name))
+
+    def assigned_texts(self, path: str, name: str) -> list[str]:
+        """The expressions assigned to a top-level variable of a file."""
+        return [text for form, text in self.module_vars(path, name) if form is FactForm.ASSIGNED]
+

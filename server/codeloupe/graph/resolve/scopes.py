@@ -1,0 +1,218 @@
+"""Scopes and classes: the class around a symbol, the scopes a name is looked up in,
+a class's members (with methods defined apart from it), its bases in lookup order
+(MRO), the members of its subclasses, and its constructors."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ...languages import FUNCTION_EXPRESSION, Language, MethodsApart, rules, same_family
+from ..memo import Lookup
+from ..model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    FUNCTION_KINDS,
+    FactForm,
+    SymbolInfo,
+    Value,
+    ValueKind,
+)
+from .reads import MAX_DEPTH, Reads
+
+INSTANCE, CLASS = ValueKind.INSTANCE, ValueKind.CLASS
+ASSIGNED = FactForm.ASSIGNED
+MRO = Lookup.MRO
+_SUBCLASS_LIMIT = 200  # classes visited looking for a member among the subclasses
+_ROOT_CLASSES = ("object", "Object")  # bases every class has
+
+
+class Scopes(Reads):
+    """Scopes, members and class hierarchies (a part of the ``Resolver``)."""
+
+    def enclosing_class(self, symbol_id: str) -> SymbolInfo | None:
+        """The class-like symbol a symbol is in (itself, when it is one)."""
+        s = self.symbol(symbol_id)
+        while s is not None:
+            if s.kind in CLASS_KINDS:
+                return s
+            owner = self._scoped_owner(s)
+            if owner is not None:
+                return owner
+            s = self.symbol(s.parent) if s.parent else None
+        return None
+
+    def _scopes(self, symbol_id: str) -> list[SymbolInfo]:
+        """The symbol and those around it, innermost first (a method defined out of
+        line is in its class too)."""
+        out = []
+        s = self.symbol(symbol_id)
+        while s is not None:
+            out.append(s)
+            owner = self._scoped_owner(s)
+            if owner is not None:
+                out.append(owner)
+            s = self.symbol(s.parent) if s.parent else None
+        return out
+
+    def _scoped_owner(self, s: SymbolInfo) -> SymbolInfo | None:
+        """The class of a C++ method defined out of line in a file without the class
+        (``void Foo::bar() {}`` in foo.cpp, the class in foo.hpp): the class of that
+        qualified name (the same file first)."""
+        lang = rules(s.language)
+        if not lang.out_of_line_methods or s.kind not in FUNCTION_KINDS or "." not in s.qualified_name \
+                or s.parent != self.module_of(s.path):
+            return None
+        owner = s.qualified_name.rsplit(".", 1)[0]
+        found = self._qualified(owner, lang, CLASS_KINDS)
+        if not found:
+            return None
+        return next((c for c in found if c.path == s.path), found[0])
+
+    def _qualified(self, dotted: str, lang: Language, kinds: frozenset[str] = CALLABLE_KINDS) -> list[SymbolInfo]:
+        """Symbols whose qualified name is this dotted name or ends with it
+        (``net.Transport`` for ``net::Transport``), of the language's family."""
+        short = dotted.rsplit(".", 1)[-1]
+        tail = "." + dotted
+        found = [c for c in self.named(short) if c.kind in kinds and same_family(c.language, lang.name)
+                 and (c.qualified_name == dotted or c.qualified_name.endswith(tail))]
+        return sorted(found, key=lambda c: (c.path, c.start_line))
+
+    def _members(self, cls: SymbolInfo, name: str) -> list[SymbolInfo]:
+        """Direct members of a class named ``name``, with methods defined apart from it
+        (Go methods in other files of the package, Rust ``impl`` blocks, C++ ``Foo::bar``)."""
+        found = list(self.children(cls.id, name))
+        qualified = self.qualified_members(cls.qualified_name, name)
+        if qualified:
+            folder = cls.path.rsplit("/", 1)[0]
+            apart = rules(cls.language).methods_apart
+            for s in qualified:
+                if s in found or s.language != cls.language or s.kind not in FUNCTION_KINDS:
+                    continue
+                if s.path == cls.path or apart is MethodsApart.ANYWHERE or (
+                        apart is MethodsApart.SAME_FOLDER and s.path.rsplit("/", 1)[0] == folder):
+                    found.append(s)
+        return found
+
+    def _mro(self, cls_id: str, depth: int = 0) -> tuple[tuple[str, ...], bool]:
+        """The class and its repository bases in lookup order, and whether some base
+        lies outside the repository (or could not be found)."""
+        return self._memoized((MRO, cls_id), self._compute_mro, depth + 1) or ((cls_id,), True)
+
+    def _compute_mro(self, cls_id: str, depth: int) -> tuple[tuple[str, ...], bool]:
+        order: list[str] = []
+        external = False
+        seen: set[str] = set()
+
+        def visit(cid: str, depth: int) -> None:
+            """Depth first, left to right: the class, then each base as it is found
+            (Rust: first the type an ``impl`` block implements, and its other impls)."""
+            nonlocal external
+            if cid in seen:
+                return
+            if depth > MAX_DEPTH:
+                self._cut()
+                return
+            seen.add(cid)
+            order.append(cid)
+            cls = self.symbol(cid)
+            if cls is None:
+                return
+            lang = rules(cls.language)
+            if lang.impl_blocks and cls.kind == "impl":
+                value = self._type_value(cls.name, cls.path, cls.parent or "", depth + 1)
+                for same in value.ids if value is not None and value.kind is INSTANCE else ():
+                    visit(same, depth + 1)
+            for qualifier, name in self.bases(cls):
+                if name in _ROOT_CLASSES:
+                    continue
+                value = self._base_value(cls, lang, qualifier, name, depth)
+                if value is None or value.kind not in (INSTANCE, CLASS):
+                    external = True
+                    continue
+                for base in value.ids:
+                    visit(base, depth + 1)
+
+        visit(cls_id, depth)
+        return tuple(order), external
+
+    def _base_value(self, cls: SymbolInfo, lang: Language, qualifier: str, name: str, depth: int) -> Value | None:
+        """The classes a base as written names (Ruby: a mixed-in module)."""
+        value = self._type_value(f"{qualifier}.{name}" if qualifier else name, cls.path, cls.parent or "", depth + 1)
+        if value is None and lang.mixin_modules:  # a mixin: `include M` names a module
+            mixins = [m for m in self.every_top_level(name) if m.kind == "module" and m.language == cls.language]
+            value = Value(INSTANCE, tuple(m.id for m in mixins)) if mixins else None
+        return value
+
+    def _lookup(self, cls_id: str, name: str, skip_self: bool = False, depth: int = 0
+                ) -> tuple[list[SymbolInfo], bool]:
+        """``name`` on a class: the members of the first class along its bases that
+        defines it; and whether some base is outside the repository."""
+        mro, external = self._mro(cls_id, depth + 1)
+        for cid in mro[1:] if skip_self else mro:
+            cls = self.symbol(cid)
+            if cls is None:
+                continue
+            found = self._members(cls, name)
+            if found:
+                return found, external
+        return [], external
+
+    def _assigned_functions(self, cls_id: str, name: str, depth: int = 0) -> list[SymbolInfo]:
+        """Functions that a method of the class (or of a base) assigns to an attribute
+        of the instance, ``this.parseArg = (arg) => {...}``: what ``x.parseArg()``
+        calls on an instance whose class has no member of that name. The function is
+        the symbol defined by that assignment (``Argument.choices.parseArg``)."""
+        for mid in self._mro(cls_id, depth + 1)[0]:
+            cls = self.symbol(mid)
+            fl = self.attr_facts(cls, name) if cls is not None else ()
+            found: list[SymbolInfo] = []
+            for form, text, scope in fl:
+                if form is not ASSIGNED or not FUNCTION_EXPRESSION.match(text):
+                    continue
+                own = self.symbol(scope)
+                defs = [own] if own is not None and own.name == name else self.children(scope, name)
+                found.extend(d for d in defs if d.kind in FUNCTION_KINDS and d not in found)
+            if found:
+                return found
+        return []
+
+    def _subclass_members(self, cls_id: str, name: str) -> list[SymbolInfo]:
+        """``name`` defined by the classes that derive from this one (a mixin calling
+        a method its host class provides)."""
+        out: list[SymbolInfo] = []
+        seen = {cls_id}
+        queue = deque([cls_id])
+        while queue and len(seen) < _SUBCLASS_LIMIT:
+            cid = queue.popleft()
+            cls = self.symbol(cid)
+            if cls is None:
+                continue
+            for sub in self.subclasses(cls.name):
+                if sub in seen:
+                    continue
+                if cid not in self._mro(sub)[0]:
+                    continue
+                seen.add(sub)
+                sub_cls = self.symbol(sub)
+                if sub_cls is None:
+                    continue
+                found = self._members(sub_cls, name)
+                if found:
+                    out.extend(found)
+                else:
+                    queue.append(sub)
+        return out
+
+    def _constructors(self, cls: SymbolInfo) -> list[SymbolInfo]:
+        """What a call of the class runs: its constructor, found along the bases when
+        the language names constructors (``__init__``), else the member named like
+        the class and of kind constructor."""
+        names = rules(cls.language).constructor_names
+        if names is not None:
+            for name in names:
+                found, _ = self._lookup(cls.id, name)
+                if found:
+                    return [s for s in found if s.kind in FUNCTION_KINDS]
+            return []
+        return [s for s in self._members(cls, cls.name) if s.kind == "constructor"]
+

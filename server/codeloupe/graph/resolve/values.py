@@ -1,0 +1,501 @@
+"""Values and types: what a variable, an expression, a name, an attribute or a call
+holds, as far as the code says (annotations, assignments, constructors, returns,
+elements of sequences, either branch of a conditional), as a ``Value``."""
+
+from __future__ import annotations
+
+from ...languages import (
+    CLASS_NAMES,
+    EXTERNAL_TYPES,
+    INSTANCE_FACTORIES,
+    ONE_ELEMENT_METHODS,
+    SAME_SEQUENCE_METHODS,
+    SELF_NAMES,
+    ImplicitClasses,
+    Language,
+    rules,
+)
+from ..memo import Lookup
+from ..model import (
+    CLASS_KINDS,
+    EXTERNAL,
+    FUNCTION_KINDS,
+    AttrFact,
+    Fact,
+    FactForm,
+    SymbolInfo,
+    Value,
+    ValueKind,
+)
+from .imports import Imports
+from .reads import MAX_DEPTH
+from .text import (
+    LITERAL_START,
+    element_name,
+    receiver_parts,
+    split_top,
+    ternary_branches,
+    type_name,
+    union_members,
+)
+
+INSTANCE, CLASS, MODULE, FUNCTION, ARRAY = (ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE,
+                                            ValueKind.FUNCTION, ValueKind.ARRAY)
+TYPED, DECLARED, ASSIGNED, ELEMENTS = FactForm
+TYPE, ATTRIBUTE, VARIABLE, RETURNS = Lookup.TYPE, Lookup.ATTRIBUTE, Lookup.VARIABLE, Lookup.RETURNS
+_CONSTANTS = ("None", "True", "False", "null", "true", "false", "nil")
+_SELF_TYPES = ("Self", "this", "typing.Self")  # a return type that is the class itself
+_UNDECIDED = object()  # no scope around has the name: look further
+
+
+class Values(Imports):
+    """The evaluator of values and types (a part of the ``Resolver``)."""
+
+    def _eval_facts(self, facts: list[Fact] | tuple, path: str, scope: str, depth: int) -> Value | None:
+        """The value a variable holds, from what was assigned to it and its annotation.
+        An annotation wins; several assignments: the repository classes among them."""
+        if depth > MAX_DEPTH:
+            return self._cut()
+        typed = [f for f in facts if f.form is TYPED]
+        if typed and len(typed) < len(facts):
+            first = self._eval_facts(typed, path, scope, depth + 1)
+            if first is not None and first != EXTERNAL:
+                return first  # the annotation, when it names repository classes
+        chosen = [f for f in facts if f.form is ASSIGNED] if typed and len(typed) < len(facts) else facts
+        chosen = [f for f in chosen if f.form is not DECLARED]
+        classes: list[str] = []
+        kind: ValueKind | None = None
+        external = False
+        for form, text in chosen:
+            value = self._type_value(text, path, scope, depth + 1) if form is TYPED else \
+                self._expr_value(text, path, scope, depth + 1)
+            if form is ELEMENTS and value is not None and value != EXTERNAL:
+                value = Value(INSTANCE, value.ids) if value.kind is ARRAY else None  # its elements
+            if value is None:
+                continue
+            if value == EXTERNAL:
+                external = True
+                continue
+            if kind is None or kind is value.kind:
+                kind = value.kind
+                classes.extend(c for c in value.ids if c not in classes)
+        if classes:
+            return Value(kind, tuple(classes))  # type: ignore[arg-type]
+        return EXTERNAL if external else None
+
+    def _type_value(self, text: str, path: str, scope: str, depth: int = 0) -> Value | None:
+        """The instances a type annotation describes."""
+        if depth > MAX_DEPTH:
+            return self._cut()
+        element = element_name(text)
+        if element is not None:  # a sequence of repository instances
+            value = self._type_value(element, path, scope, depth + 1)
+            if value is not None and value.kind is INSTANCE:
+                return Value(ARRAY, value.ids)
+            return EXTERNAL
+        name = type_name(text)
+        if name is None and "|" in text:  # a union: the repository classes among its members
+            classes: list[str] = []
+            for alt in union_members(text):  # each shorter than the union: no re-entry
+                value = self._type_value(alt, path, scope, depth + 1)
+                if value is not None and value.kind is INSTANCE:
+                    classes.extend(c for c in value.ids if c not in classes)
+            if classes:
+                return Value(INSTANCE, tuple(classes))
+        if name is None:
+            stripped = text.strip()
+            head = stripped.split("[", 1)[0].split("<", 1)[0].strip()
+            return EXTERNAL if head in EXTERNAL_TYPES or stripped.startswith(("[", "{", "(")) else None
+        return self._memoized((TYPE, path, scope, name), self._compute_type, depth + 1)
+
+    def _compute_type(self, path: str, scope: str, name: str, depth: int) -> Value | None:
+        parts = name.split(".")
+        value = self._name_value(parts[0], path, scope, depth + 1, types_only=True)
+        for part in parts[1:]:
+            value = self._attr_value(value, part, False, depth + 1)
+        if value is not None and value.kind is CLASS:
+            return Value(INSTANCE, value.ids)
+        if value is not None and value.kind is INSTANCE:
+            return value
+        if value == EXTERNAL:
+            return EXTERNAL
+        lang = self.language_of(path)
+        if len(parts) == 1:
+            classes = self._classes_named(parts[0], path, lang)
+            if classes:
+                return Value(INSTANCE, tuple(c.id for c in classes))
+        elif lang.namespaced:  # `net::Transport`, `Acme.Net.Transport`, `\App\Net\Transport`
+            classes = self._qualified(".".join(p for p in parts if p not in lang.path_roots), lang, CLASS_KINDS)
+            if classes:
+                return Value(INSTANCE, tuple(c.id for c in classes))
+        if parts[-1] in EXTERNAL_TYPES or name in EXTERNAL_TYPES:
+            return EXTERNAL
+        return None
+
+    def _classes_named(self, name: str, path: str, lang: Language) -> list[SymbolInfo]:
+        """Classes of this name visible without an import: the same file, then as the
+        language says (``Language.implicit_classes``): none more (Python), the only one
+        of that name (JavaScript's JSDoc), or those of a namespace the file is in or
+        imports, of a file it includes, of its folder, else the only one."""
+        candidates = [s for s in self.named(name) if s.kind in CLASS_KINDS and s.language == lang.name]
+        if not candidates:
+            return []
+        same_file = [s for s in candidates if s.path == path]
+        if same_file:
+            return same_file
+        if lang.implicit_classes is ImplicitClasses.NONE:
+            return []
+        if lang.implicit_classes is ImplicitClasses.UNIQUE:
+            return candidates if len(candidates) == 1 else []
+        if lang.namespaced:  # in a namespace this file is in or imports whole
+            spaces = self._file_namespaces(path)
+            seen = [s for s in candidates if s.qualified_name.rsplit(".", 1)[0] in spaces]
+            if seen:
+                return seen
+        if lang.includes_files:
+            files = set(self._included_files(path))
+            included = [s for s in candidates if s.path in files]
+            if included:
+                return included
+        folder = path.rsplit("/", 1)[0]
+        same_dir = [s for s in candidates if s.path.rsplit("/", 1)[0] == folder]
+        if same_dir:
+            return same_dir
+        return candidates if len(candidates) == 1 else []
+
+    def _expr_value(self, text: str, path: str, scope: str, depth: int = 0) -> Value | None:
+        """The value of an expression as written (``Foo(1)``, ``self.pool``, ``new a.B()``)."""
+        if depth > MAX_DEPTH:
+            return self._cut()
+        t = text.strip()
+        if not t or t.startswith(LITERAL_START) or t in _CONSTANTS:
+
+            return EXTERNAL if t and not t.startswith(("lambda ", "not ")) else None
+        lang = self.language_of(path)
+        if lang.module_loader and t.startswith(lang.module_loader):
+            return None
+        copy = lang.sequence_copy.match(t) if lang.sequence_copy is not None else None
+        if copy is not None:  # list(xs), sorted(xs), reversed(xs): the same elements
+            inner = split_top(copy.group(2), ",")[0].strip()
+            value = self._expr_value(inner, path, scope, depth + 1)
+            if value is None or value.kind is ARRAY:
+                return value
+            return EXTERNAL
+        branches = ternary_branches(t) if lang.ternaries and "?" in t else None
+        if branches is not None:  # `c ? a : b`: either value
+            return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in branches])
+        parts = receiver_parts(t)
+        if not parts:
+            return None
+        return self._parts_value(parts, path, scope, depth + 1)
+
+    def _qualified_prefix(self, parts: list[str], path: str) -> tuple[Value, list[str]] | None:
+        """``net::Transport("x").send``: the longest leading run of names that is the
+        qualified name of a class (an instance when it is called), and the parts left
+        after it (the first part of what is left stands for that value)."""
+        lang = self.language_of(path)
+        for i in range(len(parts), 1, -1):
+            head = parts[:i]
+            if any(p.endswith(")") or p.startswith("[") for p in head[:-1]) or head[-1].startswith("["):
+                continue
+            names = [p[:-2] if p.endswith("()") else p for p in head]
+            names = [n for n in names if n not in lang.path_roots]
+            if len(names) < 2:
+                continue
+            classes = self._qualified(".".join(names), lang, CLASS_KINDS)
+            if classes:
+                ids = tuple(c.id for c in classes)
+                return Value(INSTANCE if head[-1].endswith("()") else CLASS, ids), parts[i - 1:]
+        return None
+
+    @staticmethod
+    def _either_value(values: list[Value | None]) -> Value | None:
+        """A value that is one of these: the repository ones of the first kind among
+        them (``c ? option : null`` → the option); EXTERNAL when every one is."""
+        kind: ValueKind | None = None
+        ids: list[str] = []
+        for value in values:
+            if value is None or value == EXTERNAL:
+                continue
+            if kind is None or value.kind is kind:
+                kind = value.kind
+                ids.extend(i for i in value.ids if i not in ids)
+        if ids:
+            return Value(kind, tuple(ids))  # type: ignore[arg-type]
+        return EXTERNAL if values and all(v == EXTERNAL for v in values) else None
+
+    def _parts_value(self, parts: list[str], path: str, scope: str, depth: int) -> Value | None:
+        first = parts[0]
+        if first.endswith("()"):
+            value = self._call_value(first[:-2], path, scope, depth + 1)
+        else:
+            value = self._name_value(first, path, scope, depth + 1)
+        if value is None and len(parts) > 1 and self.language_of(path).namespaced:
+            found = self._qualified_prefix(parts, path)
+            if found is not None:
+                value, parts = found
+        for part in parts[1:]:
+            if part.startswith("["):  # xs[i]: an element of a sequence; xs[1:]: the sequence
+                value = (value if part == "[:]" else Value(INSTANCE, value.ids)) \
+                    if value is not None and value.kind is ARRAY else None
+            else:
+                is_call = part.endswith("()")
+                value = self._attr_value(value, part[:-2] if is_call else part, is_call, depth + 1)
+            if value is None:
+                return None
+        return value
+
+    def _name_value(self, name: str, path: str, scope: str, depth: int, types_only: bool = False) -> Value | None:
+        """What a bare name holds where ``scope`` sees it."""
+        if depth > MAX_DEPTH:
+            return self._cut()
+        if name in SELF_NAMES:
+            cls = self.enclosing_class(scope)
+            if cls is None:
+                return None
+            return Value(CLASS if name in CLASS_NAMES else INSTANCE, (cls.id,))
+        lang = self.language_of(path)
+        found, scopes = self._scoped_value(name, path, scope, depth, types_only, lang)
+        if found is not _UNDECIDED:
+            return found  # type: ignore[return-value]
+        module = self.module_of(path)
+        if module is not None and module not in {s.id for s in scopes}:
+            defs = self.children(module, name)
+            if defs:
+                classes = tuple(d.id for d in defs if d.kind in CLASS_KINDS)
+                if classes:
+                    return Value(CLASS, classes)
+            if not types_only and self.module_vars(path, name):
+                return self._var_value(path, module, name, depth + 1)
+        if types_only and lang.type_aliases_as_variables and module is not None:
+            # an alias: `Link = Transport` (Ruby), `using Link = net::Transport;` (its own symbol)
+            holders = [module, *(d.id for d in self.children(module, name) if d.kind == "type")]
+            for holder in holders:
+                if self.local_vars(path, holder, name):
+                    value = self._var_value(path, holder, name, depth + 1)
+                    if value is not None and value.kind is CLASS:
+                        return value
+        if self.has_import(path, name):
+            return self._imported_value(path, name, depth, types_only)
+        if lang.implicit_classes is not ImplicitClasses.NONE:
+            classes = self._classes_named(name, path, lang)
+            if classes:
+                return Value(CLASS, tuple(c.id for c in classes))
+        if name in lang.external_names:
+            return EXTERNAL
+        return None
+
+    def _scoped_value(self, name: str, path: str, scope: str, depth: int, types_only: bool,
+                      lang: Language) -> tuple[Value | object | None, list[SymbolInfo]]:
+        """A name defined or assigned in ``scope`` or a scope around it (a member of the
+        class, in a language whose methods see it bare), ``_UNDECIDED`` when none of
+        them has it; and the scopes looked in."""
+        scopes = self._scopes(scope)
+        for s in scopes:
+            if s.kind in CLASS_KINDS and s.id != scope and not lang.class_body_is_scope:
+                continue
+            defs = self.children(s.id, name)
+            if defs:
+                if any(d.kind in CLASS_KINDS for d in defs):
+                    return Value(CLASS, tuple(d.id for d in defs if d.kind in CLASS_KINDS)), scopes
+                if not types_only:
+                    return Value(FUNCTION, tuple(d.id for d in defs if d.kind in FUNCTION_KINDS)), scopes
+            if not types_only and s.kind not in CLASS_KINDS:
+                local = self.local_vars(path, s.id, name)
+                if local and not (s.parent is None and self.has_import(path, name)):
+                    return self._var_value(path, s.id, name, depth + 1), scopes
+            if s.kind in CLASS_KINDS and lang.implicit_this and not types_only:
+                named = [c for c in self._mro(s.id, depth + 1)[0]
+                         if (cls := self.symbol(c)) is not None and cls.name == name]
+                if named:  # the class or a base by its own name (C++ `Base::send()`)
+                    return Value(CLASS, tuple(named)), scopes
+                value = self._attr_value(Value(INSTANCE, (s.id,)), name, False, depth + 1)
+                if value is not None:
+                    return value, scopes
+        return _UNDECIDED, scopes
+
+    def _imported_value(self, path: str, name: str, depth: int, types_only: bool) -> Value | None:
+        """What an import binding holds, as a value (its classes, else its functions)."""
+        value = self._import_value(path, name, depth + 1)
+        if isinstance(value, list):
+            classes = tuple(s.id for s in value if s.kind in CLASS_KINDS)
+            if classes:
+                return Value(CLASS, classes)
+            funcs = tuple(s.id for s in value if s.kind in FUNCTION_KINDS)
+            return Value(FUNCTION, funcs) if funcs and not types_only else None
+        return value
+
+    def _attr_value(self, value: Value | None, attr: str, is_call: bool, depth: int) -> Value | None:
+        """``value.attr`` (``value.attr()`` when ``is_call``)."""
+        if value is None:
+            return None
+        if depth > MAX_DEPTH:
+            return self._cut()
+        if value == EXTERNAL:
+            return EXTERNAL
+        kind, ids = value
+        if kind is MODULE:
+            member = self.module_member(ids, attr, depth + 1)
+            if isinstance(member, list):
+                return self._value_of_symbols(member, is_call, depth + 1)
+            if is_call and member is not None and member.kind is CLASS:
+                return Value(INSTANCE, member.ids)
+            return member if not is_call else None
+        if kind is CLASS and attr in INSTANCE_FACTORIES and any(
+                rules(s.language).instance_factory == attr for s in self._symbols_of(ids)):
+            if not any(self._lookup(cid, attr, depth=depth + 1)[0] for cid in ids):  # `Foo.new`: an instance
+                return Value(INSTANCE, ids)
+        if kind is INSTANCE or kind is CLASS:
+            return self._member_value(ids, attr, is_call, depth)
+        if kind is ARRAY:  # the methods of the language's array / list
+            if is_call and attr in SAME_SEQUENCE_METHODS:
+                return value
+            if is_call and attr in ONE_ELEMENT_METHODS:
+                return Value(INSTANCE, ids)
+            return EXTERNAL
+        if kind is FUNCTION and is_call:
+            return self._value_of_symbols(self._symbols_of(ids), True, depth + 1)
+        return None
+
+    def _member_value(self, ids: tuple[str, ...], attr: str, is_call: bool, depth: int) -> Value | None:
+        """``attr`` on instances (or classes) of ``ids``: a member (a method's return
+        when called), a function a method assigned to it, else the attribute's facts
+        along the bases."""
+        classes: list[str] = []
+        kind_out: ValueKind | None = None
+        external = False
+        for cid in ids:
+            found, ext = self._lookup(cid, attr, depth=depth + 1)
+            external = external or (ext and not found)
+            if found:
+                value = self._value_of_symbols(found, is_call, depth + 1)
+                if value is not None and value != EXTERNAL:
+                    classes.extend(value.ids)
+                    kind_out = value.kind
+                continue
+            if is_call:
+                assigned = self._assigned_functions(cid, attr, depth + 1)
+                value = self._returns(assigned, depth + 1) if assigned else None
+                if value is not None and value != EXTERNAL:
+                    classes.extend(value.ids)
+                    kind_out = value.kind
+                continue
+            for mid in self._mro(cid, depth + 1)[0]:
+                cls = self.symbol(mid)
+                if cls is not None and self.attr_facts(cls, attr):
+                    got = self._memoized((ATTRIBUTE, mid, attr), self._compute_attr, depth + 1)
+                    if got is not None and got != EXTERNAL:
+                        classes.extend(got.ids)
+                        kind_out = got.kind
+                    elif got == EXTERNAL:
+                        external = True
+                    break
+        if classes:
+            return Value(kind_out, tuple(dict.fromkeys(classes)))  # type: ignore[arg-type]
+        return EXTERNAL if external else None
+
+    def _compute_attr(self, cls_id: str, attr: str, depth: int) -> Value | None:
+        """An attribute's value: its declared types, else what is assigned to it."""
+        if depth > MAX_DEPTH:
+            return self._cut()
+        cls = self.symbol(cls_id)
+        fl: list[AttrFact] | tuple = self.attr_facts(cls, attr) if cls is not None else ()
+        chosen = [f for f in fl if f.form is TYPED] or [f for f in fl if f.form is ASSIGNED]
+        classes: list[str] = []
+        kind: ValueKind | None = None
+        external = False
+        for form, text, scope in chosen:
+            value = self._type_value(text, cls.path, scope, depth + 1) if form is TYPED else \
+                self._expr_value(text, cls.path, scope, depth + 1)  # type: ignore[union-attr]
+            if value is None:
+                continue
+            if value == EXTERNAL:
+                external = True
+                continue
+            if kind is None or kind is value.kind:
+                kind = value.kind
+                classes.extend(c for c in value.ids if c not in classes)
+        if classes:
+            return Value(kind, tuple(classes))  # type: ignore[arg-type]
+        return EXTERNAL if external else None
+
+    def _symbols_of(self, ids: tuple[str, ...]) -> list[SymbolInfo]:
+        """The symbols of these ids that exist."""
+        return [s for i in ids if (s := self.symbol(i)) is not None]
+
+    def _value_of_symbols(self, found: list[SymbolInfo], is_call: bool, depth: int) -> Value | None:
+        """Definitions read (or called): classes, or functions (what they return)."""
+        classes = tuple(s.id for s in found if s.kind in CLASS_KINDS)
+        if classes:
+            return Value(INSTANCE if is_call else CLASS, classes)
+        funcs = [s for s in found if s.kind in FUNCTION_KINDS]
+        if not funcs:
+            return None
+        if not is_call:
+            # a method read as an attribute: a property (`self.params.add()`) when it
+            # declares what it returns, else the function itself
+            if all(s.kind == "method" for s in funcs):
+                value = self._returns(funcs, depth + 1)
+                if value is not None and value != EXTERNAL:
+                    return value
+            return Value(FUNCTION, tuple(s.id for s in funcs))
+        return self._returns(funcs, depth + 1)
+
+    def _var_value(self, path: str, scope: str, name: str, depth: int = 0) -> Value | None:
+        """A variable's value (remembered: many calls read the same variable)."""
+        if not self.local_vars(path, scope, name):
+            return None
+        return self._memoized((VARIABLE, path, scope, name), self._compute_var, depth + 1)
+
+    def _compute_var(self, path: str, scope: str, name: str, depth: int) -> Value | None:
+        return self._eval_facts(self.local_vars(path, scope, name), path, scope, depth)
+
+    def _returns(self, funcs: list[SymbolInfo], depth: int) -> Value | None:
+        """What calling these functions returns."""
+        return self._memoized((RETURNS, tuple(f.id for f in funcs)), self._compute_returns, depth + 1)
+
+    def _compute_returns(self, ids: tuple[str, ...], depth: int) -> Value | None:
+        if depth > MAX_DEPTH:
+            return self._cut()
+        out: list[str] = []
+        kind: ValueKind | None = None
+        external = False
+        for f in self._symbols_of(ids):
+            text = self.returns_of(f)
+            if not text:
+                # no declared type: what it returns (`return new Foo()`, `return this`)
+                for expr in self.returned_of(f):
+                    value = self._expr_value(expr, f.path, f.id, depth + 1)
+                    if value is not None and value.kind is INSTANCE:
+                        kind = INSTANCE
+                        out.extend(value.ids)
+                continue
+            if text.strip() in _SELF_TYPES or type_name(text) == "Self":
+                cls = self.enclosing_class(f.id)
+                if cls is not None:
+                    out.append(cls.id)
+                    kind = INSTANCE
+                continue
+            value = self._type_value(text, f.path, f.id, depth + 1)
+            if value == EXTERNAL:
+                external = True
+            elif value is not None and value.kind in (INSTANCE, ARRAY) and (kind is None or kind is value.kind):
+                kind = value.kind  # instances, or a sequence of them (`@returns {Command[]}`)
+                out.extend(value.ids)
+        if out:
+            return Value(kind, tuple(dict.fromkeys(out)))  # type: ignore[arg-type]
+        return EXTERNAL if external else None
+
+    def _call_value(self, callee: str, path: str, scope: str, depth: int) -> Value | None:
+        """The value a call of the bare name ``callee`` returns."""
+        value = self._name_value(callee, path, scope, depth + 1)
+        if value is None:
+            return None
+        if value == EXTERNAL:
+            return EXTERNAL
+        kind, ids = value
+        if kind is CLASS:
+            return Value(INSTANCE, ids)
+        if kind is FUNCTION:
+            return self._returns(self._symbols_of(ids), depth + 1)
+        return None

@@ -1,0 +1,239 @@
+"""``Language``: everything the engine knows about one language, in one object.
+
+Extraction (``codeloupe.extract``) and call resolution (``codeloupe.graph``) never
+test a language's name: they read these attributes and call these methods. A new
+language is one module in this package with one subclass, added to ``LANGUAGES`` in
+``languages/__init__.py`` (docs/architecture.md walks through one).
+
+The defaults are those of a language with none of the rules: a file's top-level
+names are its own, a class's methods are defined in its body, an import names a
+module whose path looks like its source. A language turns a rule on by overriding
+the attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any, Protocol
+
+from .modules import path_matches
+
+
+class ModuleFacts(StrEnum):
+    """What becomes of a resolution fact (a variable and its type or value) that the
+    tags query finds at a file's top level."""
+
+    KEEP = "keep"  # a variable of the file
+    DROP = "drop"  # C: every fact is a function's (a prototype's parameter, not a variable)
+    DROP_PARAMETERS = "drop_parameters"  # C++: a prototype's parameters are dropped
+
+
+class ImplicitClasses(StrEnum):
+    """Which classes a file names without importing them (after its own)."""
+
+    NONE = "none"  # Python: what a file uses is defined in it or imported
+    UNIQUE = "unique"  # JavaScript: JSDoc names a class it does not import: the only one of that name
+    NEARBY = "nearby"  # a namespace it is in or imports, a file it includes, its folder, else the only one
+
+
+class MethodsApart(StrEnum):
+    """Where a class's methods may be defined outside its body (Go methods, Rust
+    ``impl`` blocks, C++ ``int Foo::bar() {}``)."""
+
+    SAME_FILE = "same_file"
+    SAME_FOLDER = "same_folder"  # Go: any file of the package
+    ANYWHERE = "anywhere"  # Rust, C, C++
+
+
+class PackageScope(StrEnum):
+    """What a bare name sees of the other files of its folder without an import."""
+
+    NONE = "none"
+    CLASSES = "classes"  # Java, C#: the classes of the package
+    DEFINITIONS = "definitions"  # Go: every top-level definition of the package
+
+
+class ImportContext(Protocol):
+    """What a language's import rule may ask of the resolver (``codeloupe.graph``
+    implements it). Values are the resolver's own and opaque here: a rule returns
+    what these methods give, ``external_value``, ``module(files)``, a list of symbols, or
+    None (not found)."""
+
+    external_value: Any  # the value "known to lie outside the repository"
+
+    def module(self, files: Sequence[str]) -> Any:
+        """The value of a module made of these files."""
+
+    def module_files(self, modpath: str) -> list[str]:
+        """The files of the module at this slash path (or of a path ending with it)."""
+
+    def package_files(self, source: str) -> list[str]:
+        """The files of the folder an import path names (a Go package)."""
+
+    def module_member(self, files: tuple[str, ...], name: str, depth: int) -> Any:
+        """``name`` in the module made of ``files``; None when it has none."""
+
+    def top_level(self, path: str, name: str) -> list[Any]:
+        """The top-level definitions named ``name`` in one file."""
+
+    def qualified(self, dotted: str, language: Language) -> list[Any]:
+        """The definitions whose qualified name is (or ends with) this dotted name."""
+
+    def symbols_named(self, name: str) -> list[Any]:
+        """Every definition named ``name`` in the repository."""
+
+    def assigned_texts(self, path: str, name: str) -> list[str]:
+        """The expressions assigned to a top-level variable of a file."""
+
+
+def dotted(name: str) -> str:
+    """Namespace paths in one notation: ``a::b`` and ``A\\B`` become ``a.b`` / ``A.B``."""
+    return name.replace("::", ".").replace("\\", ".").strip(".")
+
+
+def use_path(source: str, original: str) -> list[str]:
+    """The parts of the qualified name a ``use`` / ``using`` names: ``a::b::C``, and an
+    item of a ``use`` list below its prefix (``use a::{b::C as D}``: source ``a``,
+    original ``b::C``)."""
+    path = dotted(source)
+    item = dotted(original)
+    if item and item != path and not path.endswith("." + item):
+        path = f"{path}.{item}"
+    return [p for p in path.split(".") if p]
+
+
+class Language:
+    """One language's rules. Subclasses set the attributes; one instance each is
+    registered in ``codeloupe.languages.LANGUAGES``."""
+
+    # --- files and grammar ---------------------------------------------------------------
+    name: str = ""  # our name, also the folder of its query under queries/
+    grammar: str = ""  # the name tree-sitter-language-pack knows it by
+    extensions: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # names people type for it (``--lang js``)
+    # languages whose symbols call each other (a call in a .ts file may be of a .js
+    # function, C and C++ share headers); by default the language alone
+    family: str = ""
+    # a file stem that stands for its folder (Python ``__init__``, JS ``index``, Rust
+    # ``mod``), and whether it does at the top of the repository too
+    entry_stem: str | None = None
+    entry_stem_at_root: bool = False
+
+    # --- extraction ----------------------------------------------------------------------
+    body_docstrings = False  # a definition's doc is the first string of its body (Python)
+    module_functions_are_methods = False  # a function inside a `module` is a method (Ruby)
+    module_facts = ModuleFacts.KEEP
+    parameter_nodes: frozenset[str] = frozenset()  # parameter declarations (ModuleFacts.DROP_PARAMETERS)
+    jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
+    # tree-sitter node types for the facts of a local closure's parameters (JS/TS):
+    # declarations that define one, function nodes, argument nodes worth following
+    closure_declarations: frozenset[str] = frozenset()
+    function_nodes: frozenset[str] = frozenset()
+    argument_nodes: frozenset[str] = frozenset()
+    # receivers and keywords as the resolver reads them; the resolver uses the union of
+    # every language's sets (codeloupe.languages: SELF_RECEIVERS, ...), as it always has
+    instance_names: frozenset[str] = frozenset()  # the instance a method runs on: `self`, `this`
+    class_names: frozenset[str] = frozenset()  # the class itself: `cls`, `Self`
+    self_aliases: frozenset[str] = frozenset()  # receivers read as the instance in calls: `me`
+    super_receivers: frozenset[str] = frozenset()  # `super`, `base`, `parent`
+    super_call_prefixes: tuple[str, ...] = ()  # `super(Cls, self)`
+    untyped_declarations: frozenset[str] = frozenset()  # `var`, `auto`: a declaration without a type
+    # receivers of a fact that name a constructor parameter property (TS `private x: T`)
+    parameter_property_receivers: frozenset[str] = frozenset()
+
+    # --- scopes and classes --------------------------------------------------------------
+    class_body_is_scope = True  # names of a class body are seen by its methods (not in Python)
+    implicit_this = False  # a bare call in a method is a call on the instance (Java, C#, C++, Ruby)
+    constructor_names: tuple[str, ...] | None = None  # None: a member named like its class
+    own_constructor_calls: frozenset[str] = frozenset()  # `this(...)` in a constructor
+    base_constructor_calls: frozenset[str] = frozenset()  # `super(...)`, C# `base(...)`
+    super_method_calls: frozenset[str] = frozenset()  # Ruby `super`: the same method in a base
+    instance_factory: str | None = None  # Ruby `Foo.new`: a class method that makes an instance
+    class_qualified_super = False  # C++ `Base::send()` from a method of a derived class
+    methods_apart = MethodsApart.SAME_FILE
+    out_of_line_methods = False  # C++ `void Foo::bar() {}` in a file without the class
+    impl_blocks = False  # Rust: an `impl` block sees its type's fields and other impls
+    mixin_modules = False  # Ruby: `include M` names a module, a base of the class
+    # a method missing from a repository class may still exist at run time (Python, PHP,
+    # Ruby): a call of it falls back to name matching
+    dynamic_members = False
+    # a call with a receiver may be of a plain function (JS functions set on objects,
+    # Go functions of a package)
+    functions_as_methods = False
+    type_aliases_as_variables = False  # `Link = Transport` (Ruby), `using Link = T;` (C++)
+
+    # --- names, imports, modules ---------------------------------------------------------
+    implicit_classes = ImplicitClasses.NEARBY
+    package_scope = PackageScope.NONE
+    namespaced = False  # qualified names carry namespaces / module paths (`a::b::C`, `A\B\C`)
+    includes_files = False  # a file names the files it uses (#include, require)
+    path_roots: frozenset[str] = frozenset()  # Rust `crate::`, `self::`, `super::`: no part of a name
+    ternaries = True  # `c ? a : b` is either value
+    module_loader: str | None = None  # JS `require(`: its value is a module, not a class
+    sequence_copy: Any = None  # a compiled pattern of calls copying a sequence (Python `list(xs)`)
+    builtin_calls: frozenset[str] = frozenset()  # callables every program has (not the repository's)
+    external_types: frozenset[str] = frozenset()  # standard types (never a repository class)
+
+    def __init__(self) -> None:
+        if not self.family:
+            self.family = self.name
+        # a bare name known to lie outside the repository: a builtin, or in a namespaced
+        # language a standard type (computed by the registry, which knows every language)
+        self.external_names: frozenset[str] = self.builtin_calls
+
+    def __repr__(self) -> str:
+        return f"<Language {self.name or '(none)'}>"
+
+    # --- extraction hooks ----------------------------------------------------------------
+
+    def module_qualified_name(self, path: str) -> str:
+        """The qualified name of a file's module unit: its path, unless the language
+        names modules otherwise."""
+        return path
+
+    def import_binding(self, name: str) -> str:
+        """The name an import binds, from the text of its ``@name`` capture."""
+        return name
+
+    def fact_target(self, name: str, receiver: str) -> tuple[str, str]:
+        """(name, receiver) of the variable a fact is about, from the captures."""
+        return name, receiver
+
+    def drops_module_fact(self, in_parameter: bool) -> bool:
+        """Is a fact found at a file's top level (``in_parameter``: inside a parameter
+        declaration) no variable of the file?"""
+        if self.module_facts is ModuleFacts.DROP:
+            return True
+        return self.module_facts is ModuleFacts.DROP_PARAMETERS and in_parameter
+
+    # --- resolution hooks ----------------------------------------------------------------
+
+    def names_file(self, source: str) -> bool:
+        """Does an import's source name a file to look into (``includes_files``)?"""
+        return False
+
+    def star_module_path(self, source: str, path: str) -> str | None:
+        """The slash path of the module a ``*`` import in ``path`` names; None when it
+        names none in the repository."""
+        return None
+
+    def is_package_entry(self, path: str) -> bool:
+        """Is this file a package's entry, whose submodules are its members (Python
+        ``__init__.py``)?"""
+        return False
+
+    def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
+                     original: str, depth: int) -> Any:
+        """What the import binding ``bound`` (``original`` in module ``source``) of file
+        ``path`` holds. Default: the definitions of that name in files whose path looks
+        like the source (``pkg.x`` / ``./x`` / ``pkg/x``)."""
+        found = [s for s in ctx.symbols_named(original) if path_matches(s.path, source)]
+        return found or None
+
+    def qualified_import(self, ctx: ImportContext, source: str, original: str) -> Any:
+        """A namespaced language's ``use`` / ``using``: the definitions of that
+        qualified name; None when there are none."""
+        parts = use_path(source, original)
+        found = ctx.qualified(".".join(parts), self) if parts else []
+        return found or None

@@ -1,0 +1,32 @@
+"""Tables of the standard libraries that the resolver applies to every language
+alike (a value of unknown type may come from any of them)."""
+
+from __future__ import annotations
+
+import re
+
+# Method names of the standard types of the languages (dict, list, str, bytes, files,
+# sockets, streams, promises, arrays, maps): a call of one on a value of unknown type
+# is as likely theirs as the repository's.
+COMMON_METHODS = frozenset("""
+get set items keys values update pop popitem setdefault clear copy append extend insert
+remove index count sort reverse add discard union intersection difference join split
+rsplit strip lstrip rstrip startswith endswith format encode decode lower upper replace
+find rfind read readline readlines write writelines close flush seek tell open send recv
+sendall connect bind listen accept settimeout fileno next send throw then catch finally
+map filter reduce forEach push shift unshift slice splice concat includes indexOf has
+delete entries toString valueOf apply call emit on once off listen match test exec
+search trim padStart padEnd charAt substring toLowerCase toUpperCase run start stop wait
+result done cancel acquire release put info debug warning error exception critical log
+isoformat total_seconds group groups span fetch json text render
+""".split())
+
+# Methods of an array / list that return one of the same elements again, or one element.
+SAME_SEQUENCE_METHODS = frozenset({"filter", "slice", "concat", "sort", "reverse", "toSorted",
+                                   "toReversed", "copy", "splice"})
+ONE_ELEMENT_METHODS = frozenset({"find", "findLast", "pop", "shift", "at", "get"})
+
+# A function expression as written, the value of an attribute a method sets
+# (`this.parse = (a, b) => ...`, `x => ...`, `async function () {...}`, PHP `function () {}`):
+# a call of that attribute calls it.
+FUNCTION_EXPRESSION = re.compile(r"^(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")

@@ -1,0 +1,40 @@
+"""C++: C's includes, and namespaces (``a::B``, ``using a::B;``, ``using namespace``),
+methods defined out of line (``int Foo::bar() {}``), ``Base::send()``, ``using``
+aliases, bare calls on ``this``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ImportContext, ModuleFacts
+from .c import C
+
+
+class Cpp(C):
+    """C++."""
+
+    name = grammar = "cpp"
+    extensions = (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp")
+    aliases = ("c++", "cxx")
+    module_facts = ModuleFacts.DROP_PARAMETERS  # a prototype's parameters are no variables
+    parameter_nodes = frozenset({"parameter_declaration", "optional_parameter_declaration"})
+    instance_names = frozenset({"this"})
+    untyped_declarations = frozenset({"auto"})
+    implicit_this = True
+    own_constructor_calls = frozenset({"this"})
+    base_constructor_calls = frozenset({"super"})
+    class_qualified_super = True
+    out_of_line_methods = True
+    type_aliases_as_variables = True
+    namespaced = True
+
+    def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
+                     original: str, depth: int) -> Any:
+        """``using a::C;``: the definitions of that qualified name, else by path."""
+        found = self.qualified_import(ctx, source, original)
+        if found is not None:
+            return found
+        return super().import_value(ctx, path, bound, source, original, depth)
+
+
+CPP = Cpp()

@@ -1,0 +1,46 @@
+"""Java: packages as folders, imports by qualified name, bare calls on ``this``, the
+classes of the package seen without an import."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ImportContext, Language, PackageScope
+
+
+def package_import(ctx: ImportContext, source: str, original: str, depth: int) -> Any:
+    """``import a.b.C``: the member ``C`` of the file ``a/b/C.*`` (or of ``a/b.*``), else
+    the top-level ``C`` of a file of the package folder ``a/b``."""
+    modpath = source.replace(".", "/")
+    files = ctx.module_files(modpath)
+    if files:
+        return ctx.module_member(tuple(files), original, depth + 1)
+    parent = modpath.rsplit("/", 1)[0]
+    found = [s for p in ctx.package_files(parent) for s in ctx.top_level(p, original)]
+    return found or None
+
+
+class Java(Language):
+    """Java."""
+
+    name = grammar = "java"
+    extensions = (".java",)
+    instance_names = frozenset({"this"})
+    super_receivers = frozenset({"super"})
+    untyped_declarations = frozenset({"var"})
+    implicit_this = True
+    own_constructor_calls = frozenset({"this"})
+    base_constructor_calls = frozenset({"super"})
+    package_scope = PackageScope.CLASSES
+    external_types = frozenset({
+        "Integer", "Long", "Double", "Float", "Short", "Byte", "Character", "char", "long",
+        "double", "short", "byte", "var", "ArrayList", "HashMap", "Optional", "Stream",
+        "Collection", "Exception", "RuntimeException", "StringBuilder", "Class",
+    })
+
+    def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
+                     original: str, depth: int) -> Any:
+        return package_import(ctx, source, original, depth)
+
+
+JAVA = Java()

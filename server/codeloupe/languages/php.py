@@ -1,0 +1,33 @@
+"""PHP: namespaces (``use A\\B\\C as D;``), ``$this``, ``parent::``, ``__construct``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ImportContext, Language
+
+
+class Php(Language):
+    """PHP."""
+
+    name = grammar = "php"
+    extensions = (".php", ".phtml")
+    instance_names = frozenset({"$this"})
+    super_receivers = frozenset({"parent"})
+    constructor_names = ("__construct",)
+    dynamic_members = True
+    namespaced = True
+    external_types = frozenset({
+        "array", "mixed", "iterable", "callable", "DateTime", "DateTimeImmutable",
+    })
+
+    def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
+                     original: str, depth: int) -> Any:
+        """``use A\\B\\C;``: the definitions of that qualified name, else by path."""
+        found = self.qualified_import(ctx, source, original)
+        if found is not None:
+            return found
+        return super().import_value(ctx, path, bound, source, original, depth)
+
+
+PHP = Php()

@@ -1,0 +1,58 @@
+"""Rust: ``use`` paths (``crate::``, ``self::``, ``super::``), ``mod`` files, ``impl``
+blocks of a type anywhere in the crate, ``Self``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import ImportContext, Language, MethodsApart, use_path
+
+
+class Rust(Language):
+    """Rust."""
+
+    name = grammar = "rust"
+    extensions = (".rs",)
+    aliases = ("rs",)
+    entry_stem = "mod"  # a crate's root module is lib.rs / main.rs: no mod.rs at the top
+    instance_names = frozenset({"self"})
+    class_names = frozenset({"Self"})
+    methods_apart = MethodsApart.ANYWHERE
+    impl_blocks = True
+    namespaced = True
+    path_roots = frozenset({"crate", "self", "super"})
+    external_types = frozenset({
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64", "Vec", "Option", "Result", "Box", "Rc", "Arc", "HashSet",
+        "BTreeMap", "BTreeSet", "VecDeque", "RefCell", "Cell", "Mutex", "RwLock",
+    })
+
+    def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
+                     original: str, depth: int) -> Any:
+        found = self._use(ctx, source, original, depth + 1)
+        if found is not None:
+            return found
+        return super().import_value(ctx, path, bound, source, original, depth)
+
+    def _use(self, ctx: ImportContext, source: str, original: str, depth: int) -> Any:
+        """``use a::b::C`` / ``use a::{b::C as D}``: the item ``C`` of the module file
+        ``a/b``, else the module ``a/b/C`` itself, else the definitions of that
+        qualified name."""
+        parts = use_path(source, original)
+        while parts and parts[0] in self.path_roots:
+            parts = parts[1:]
+        if not parts:
+            return None
+        if len(parts) > 1:
+            files = ctx.module_files("/".join(parts[:-1]))
+            if files:
+                found = ctx.module_member(tuple(files), parts[-1], depth + 1)
+                if found is not None:
+                    return found
+        files = ctx.module_files("/".join(parts))
+        if files:
+            return ctx.module(files)
+        return ctx.qualified(".".join(parts), self) or None
+
+
+RUST = Rust()
