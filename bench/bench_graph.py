@@ -50,7 +50,7 @@ def rows(rel: str, data: bytes) -> tuple[list[SymbolInfo], list[dict]]:
             [{f: getattr(r, f) for f in r.__slots__} for r in ex.references])
 
 
-def baseline_graph_class():  # noqa: ANN201 - the v1 Graph class
+def baseline_graph_class():  # the v1 Graph class
     src = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:server/codeloupe/graph.py"],
                          capture_output=True, text=True, cwd=HERE.parent, check=True).stdout
     path = CACHE / "graph_v1.py"

@@ -43,8 +43,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from lsprotocol import types  # noqa: E402
-from pygls.lsp.client import LanguageClient  # noqa: E402
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -331,7 +331,7 @@ async def embedding_latency(client: Client, root: Path, debounce_ms: int, trials
     return {"with_debounce": s, "after_debounce": s_after, "debounce_ms": debounce_ms}
 
 
-async def reads(client: Client, root: Path, n: int, until=None) -> dict:  # noqa: ANN001
+async def reads(client: Client, root: Path, n: int, until=None) -> dict:
     """n searches and n hovers, alternating (or until ``until()`` says stop)."""
     http = (root / "pipeline.py").as_uri()
     search_t: list[float] = []

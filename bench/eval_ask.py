@@ -95,7 +95,7 @@ def prepare_root(project: dict, cache: Path) -> Path:
     return root
 
 
-def gold_ranges(index, gold: list[dict]) -> list[tuple[str, list[tuple[int, int]]]]:  # noqa: ANN001
+def gold_ranges(index, gold: list[dict]) -> list[tuple[str, list[tuple[int, int]]]]:
     """(label, line ranges) per gold symbol; stops on a gold symbol not in the code."""
     from codeloupe.store import sql_in
 
@@ -122,7 +122,7 @@ def reached(shown: dict[str, set[int]], path: str, ranges: list[tuple[int, int]]
     return False
 
 
-def topk_candidates(question: str, index, graph, k: int = 60):  # noqa: ANN001, ANN201
+def topk_candidates(question: str, index, graph, k: int = 60):
     from codeloupe import ask as A
     from codeloupe.search import Searcher
 

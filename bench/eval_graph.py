@@ -189,7 +189,7 @@ class Pyright:
         try:
             self.request("shutdown", {}, timeout=10)
             self.notify("exit", {})
-        except Exception:  # noqa: BLE001 - it is going away anyway
+        except Exception:  # it is going away anyway
             pass
         self.proc.kill()
 

@@ -146,7 +146,7 @@ def _extract(archive: Path, dest: Path) -> None:
         if hasattr(tarfile, "data_filter"):
             tar.extractall(tmp, filter="data")
         else:  # pragma: no cover - Python without PEP 706
-            tar.extractall(tmp)  # noqa: S202
+            tar.extractall(tmp)
     shutil.rmtree(dest, ignore_errors=True)
     tmp.rename(dest)
 
@@ -225,7 +225,7 @@ def resolve_gold(project: dict, root: Path) -> dict[tuple[str, str], list[tuple[
                     continue
                 try:
                     fx = extract(path, file.read_bytes(), lang)
-                except Exception as exc:  # noqa: BLE001 - report which file and why
+                except Exception as exc:  # report which file and why
                     raise EvalError(
                         f"{project['name']}: cannot extract {path} ({lang}): {exc!r}"
                     ) from exc
@@ -387,7 +387,7 @@ def make_chunks(
 
 
 class NaiveBaseline:
-    def __init__(self, model) -> None:  # noqa: ANN001 - SentenceTransformer
+    def __init__(self, model) -> None:  # SentenceTransformer
         self.model = model
 
     def run(self, root: Path, files: list[tuple[str, str]], queries: list[str], k: int):

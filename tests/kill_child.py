@@ -58,7 +58,7 @@ def main(root: str, point: str) -> None:
     def after(cls: type, name: str, nth: int) -> None:
         original = getattr(cls, name)
 
-        def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        def wrapper(*args, **kwargs):
             result = original(*args, **kwargs)
             calls[name] = calls.get(name, 0) + 1
             if calls[name] == nth:
@@ -76,7 +76,7 @@ def main(root: str, point: str) -> None:
     elif point == "mid-file-write":
         original_add = lancedb.table.LanceTable.add
 
-        def add(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        def add(self, *args, **kwargs):
             if self.name == "symbols":
                 _stop_here(point)  # the files' old rows are deleted, the new ones not added
             return original_add(self, *args, **kwargs)
@@ -85,7 +85,7 @@ def main(root: str, point: str) -> None:
     elif point == "before-full-text":
         original_fts = lancedb.table.LanceTable.create_fts_index
 
-        def create_fts_index(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        def create_fts_index(self, *args, **kwargs):
             _stop_here(point)
             return original_fts(self, *args, **kwargs)
 

@@ -74,7 +74,7 @@ class LLMServer:
             def log_message(self, fmt: str, *args: object) -> None:  # quiet
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 server._record(self, None)
                 if self.path.split("?")[0] == "/v1/models":
                     self._json(200, {"object": "list", "data": [
@@ -82,7 +82,7 @@ class LLMServer:
                 else:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 try:

@@ -31,7 +31,7 @@ QUESTION = "how does checkout pay, and what does Client.fetch do when a connecti
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder) -> Index:  # noqa: ANN001
+def indexed(tmp_path_factory: pytest.TempPathFactory, embedder) -> Index:
     root = tmp_path_factory.mktemp("ask") / "repo"
     write_tree(root, SAMPLE_REPO)
     index = Index(root, Settings(), embedder=embedder)
@@ -423,7 +423,7 @@ def test_an_endpoint_that_streams_forever_is_stopped_by_the_deadline(
             out["result"] = A.ask(QUESTION, indexed,
                                   settings(llm.url, llm_model="fake-coder", llm_deadline_s=1.0),
                                   on_delta=pieces.append)
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+        except BaseException as exc:  # reported by the assertion below
             out["error"] = exc
 
     thread = threading.Thread(target=run, daemon=True)
@@ -550,7 +550,7 @@ def test_cli_ask_without_a_model_and_with_a_dead_endpoint(indexed: Index) -> Non
 
 
 def test_cli_ask_checks_the_endpoint_before_updating_the_index(tmp_path: Path,
-                                                               embedder) -> None:  # noqa: ANN001
+                                                               embedder) -> None:
     root = tmp_path / "fresh"
     write_tree(root, SAMPLE_REPO)  # not indexed: an update would parse and embed it all
     out = _cli("--root", str(root), "-q", "--llm-url", _dead_url(), QUESTION)

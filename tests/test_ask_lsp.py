@@ -41,7 +41,7 @@ async def client(lsp_client: LanguageClient, repo: Path, llm: LLMServer):
     await stop(lsp_client)
 
 
-async def _ask(client: LanguageClient, args: dict, token: str | None = None):  # noqa: ANN202
+async def _ask(client: LanguageClient, args: dict, token: str | None = None):
     if token is not None:
         client.progress_reports[token] = []  # the client made this token: it knows it
     return await client.workspace_execute_command_async(types.ExecuteCommandParams(

@@ -34,7 +34,7 @@ def sources() -> dict[str, tuple[str, str]]:
     }
 
 
-def facts(ex):  # noqa: ANN001, ANN201
+def facts(ex):
     symbols = [(s.id, s.kind, s.parent, s.signature, s.doc, s.start_line, s.start_col, s.end_line,
                 s.end_col, s.text, s.content_hash, tuple(s.members)) for s in ex.symbols]
     refs = sorted((r.line, r.col, r.kind, r.name, r.receiver, r.enclosing, r.source, r.original)

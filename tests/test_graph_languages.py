@@ -429,7 +429,7 @@ def test_ruby_mixins_and_csharp_bases() -> None:
                     ("Flush", "src/Client.cs::Retrying.Flush", "self")}
 
 
-def test_saved_map_loads_for_its_key_only(tmp_path) -> None:  # noqa: ANN001 - pytest fixture
+def test_saved_map_loads_for_its_key_only(tmp_path) -> None:  # pytest fixture
     g = load("python")
     path = tmp_path / "graph.bin"
     g.save(path, "state-1")

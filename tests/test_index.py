@@ -158,7 +158,7 @@ def test_file_deleted_mid_scan(sample_repo: Path, embedder, monkeypatch) -> None
     assert any("src/ghost.py" in e for e in report.errors)
 
 
-def _in_thread(fn, timeout: float = 600.0):  # noqa: ANN001, ANN202
+def _in_thread(fn, timeout: float = 600.0):
     """``fn()`` in a thread; the test fails (instead of hanging) if it never returns."""
     out: list = []
     worker = threading.Thread(target=lambda: out.append(fn()), daemon=True)
@@ -175,7 +175,7 @@ def test_a_file_that_becomes_a_fifo_after_the_scan_does_not_hang(
     write_tree(root, {f"m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(files)})
     real_scan = index_module.scan
 
-    def scan_then_swap(r, **kw):  # noqa: ANN001, ANN003, ANN202
+    def scan_then_swap(r, **kw):
         result = real_scan(r, **kw)
         (r / "m1.py").unlink()
         os.mkfifo(r / "m1.py")  # no writer will ever open it

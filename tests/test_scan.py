@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from codeloupe.index import ParseJob, decode, parse_file
+from codeloupe.filejob import ParseJob, decode, parse_file
 from codeloupe.scan import DEFAULT_MAX_BYTES, check_content, scan
 
 from .conftest import write_tree

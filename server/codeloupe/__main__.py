@@ -1,3 +1,5 @@
+"""``python -m codeloupe``: the command line (``codeloupe.cli``)."""
+
 import sys
 
 from .cli import main

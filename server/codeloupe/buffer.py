@@ -116,6 +116,130 @@ def _column(data: bytes, line_start: int, byte_col: int) -> int:
     return len(data[line_start:line_start + byte_col].decode("utf-8", "replace"))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Span:
+    """The top-level node an edit fell into, in rows (0-based): its first row, its last
+    row after and before the edit, and the first row of the comments above it."""
+
+    node: Node
+    top: Node  # the node, or the first comment/attribute right above it
+    first_row: int
+    new_last: int
+    old_last: int
+    rows: int  # rows the edit added (negative: removed)
+
+    @property
+    def top_row(self) -> int:
+        return self.top.start_point.row
+
+
+def _span(root: Node, edit: dict) -> _Span | None:
+    """The top-level node holding the whole edit, with the comments above it; None
+    when the edit crosses nodes or a neighbour shares a line with it."""
+    start, new_end = edit["start_byte"], edit["new_end_byte"]
+    # (not Node.first_child_for_byte: py-tree-sitter 0.26 crashes on a byte past the end)
+    node = next((c for c in root.children if c.end_byte > start), None)
+    if node is None or not (node.start_byte < start and new_end <= node.end_byte):
+        return None
+    rows = edit["new_end_point"].row - edit["old_end_point"].row
+    first_row, new_last = node.start_point.row, node.end_point.row
+    prev, nxt = node.prev_sibling, node.next_sibling
+    if nxt is not None and nxt.start_point.row <= new_last:
+        return None  # a neighbour on the node's last line: its columns would move
+    # the comments and attributes right above it: docs come from them
+    top: Node = node
+    while prev is not None and ("comment" in prev.type or prev.type in DOC_TRANSPARENT):
+        top, prev = prev, prev.prev_sibling
+    if prev is not None and prev.end_point.row >= top.start_point.row:
+        return None  # a neighbour on the first line
+    return _Span(node, top, first_row, new_last, new_last - rows, rows)
+
+
+def _extract_part(path: str, language: str, data: bytes,
+                  span: _Span) -> tuple[list[Symbol], list[Reference]] | None:
+    """The node alone extracted, its first line's indent blanked: lines come out
+    ``top_row`` lower (columns are the same) and are shifted back. Not the whole
+    buffer with the rest blanked: the parser and the extractor would still walk all
+    of it. None when the part does not parse, or a symbol came out of the comments."""
+    top, top_row = span.top, span.top_row
+    snippet = data[top.start_byte - top.start_point.column:top.start_byte].translate(_BLANK) + \
+        data[top.start_byte:span.node.end_byte]
+    part = extract(path, snippet, language)
+    if part.error_count:
+        return None
+    symbols = [dataclasses.replace(s, start_line=s.start_line + top_row,
+                                   end_line=s.end_line + top_row) for s in part.symbols[1:]]
+    if any(not span.first_row + 1 <= s.start_line <= span.new_last + 1 for s in symbols):
+        return None  # something came out of the comments above it
+    refs = [r if r.line == 0 else dataclasses.replace(r, line=r.line + top_row) for r in part.references]
+    return symbols, refs
+
+
+def _split_symbols(old: list[Symbol], span: _Span) -> tuple[list[Symbol], list[Symbol], list[Symbol]] | None:
+    """The old symbols before the node, in it, and after it; None for one that
+    straddles its edges."""
+    before, was, after = [], [], []
+    for s in old:
+        if s.end_line - 1 < span.top_row:
+            before.append(s)
+        elif s.start_line - 1 > span.old_last:
+            after.append(s)
+        elif s.start_line - 1 >= span.first_row and s.end_line - 1 <= span.old_last:
+            was.append(s)
+        else:
+            return None
+    return before, was, after
+
+
+def _inside_one_definition(edit: dict, span: _Span, module: Symbol, was: list[Symbol],
+                           inside: list[Symbol], old_data: bytes, data: bytes) -> bool:
+    """The edit lies inside one top-level definition, at the same place before and
+    after (so its signature, and the module unit's text, did not change: the module
+    unit shows the text between top-level definitions as it is)."""
+    start, new_end, old_end = edit["start_byte"], edit["new_end_byte"], edit["old_end_byte"]
+    line0 = span.node.start_byte - span.node.start_point.column  # the same in old and new bytes
+    at_new = _ByteAt(data, line0, span.first_row)
+    at_old = _ByteAt(old_data, line0, span.first_row)
+    old_of = {s.id: s for s in was}
+    return any(
+        s.parent == module.id and at_new(s.start_line, s.start_col) < start
+        and new_end <= at_new(s.end_line, s.end_col)
+        and (o := old_of.get(s.id)) is not None and (o.start_line, o.start_col) == (s.start_line, s.start_col)
+        and old_end <= at_old(o.end_line, o.end_col)
+        for s in inside)
+
+
+def _split_references(old: list[Reference], part: list[Reference], was: list[Symbol],
+                      inside: list[Symbol], span: _Span
+                      ) -> tuple[list[Reference], list[Reference], list[Reference]] | None:
+    """The references before the node (kept), in it (the new part's) and after it
+    (kept, to be shifted). References with a place are sorted by line; resolution
+    facts without one (line 0: an assignment, a declared type, a JSDoc type, keyed by
+    the symbol they are in) go with their enclosing symbol. None for a reference in
+    the comments above the node, or a new fact of the module unit."""
+    was_ids = {s.id for s in was}
+    inside_ids = {s.id for s in inside}
+    before: list[Reference] = []
+    after: list[Reference] = []
+    for r in old:
+        if r.line == 0:
+            if r.enclosing not in was_ids:
+                before.append(r)
+        elif r.line - 1 < span.top_row:
+            before.append(r)
+        elif r.line - 1 > span.old_last:
+            after.append(r)
+        elif r.line - 1 < span.first_row:
+            return None  # a reference in the comments above it
+    within = []
+    for r in part:
+        if (r.line == 0 and r.enclosing in inside_ids) or span.first_row + 1 <= r.line <= span.new_last + 1:
+            within.append(r)
+        else:
+            return None  # from the comments above it, or a fact of the module unit
+    return before, within, after
+
+
 def splice(path: str, language: str, old: FileExtraction, old_data: bytes, data: bytes,
            tree: Tree) -> FileExtraction | None:
     """The extraction of ``data`` (parsed as ``tree``) from the extraction of
@@ -127,106 +251,32 @@ def splice(path: str, language: str, old: FileExtraction, old_data: bytes, data:
     edit = byte_edit(old_data, data)
     if edit is None:
         return old
-    start, new_end = edit["start_byte"], edit["new_end_byte"]
-    # (not Node.first_child_for_byte: py-tree-sitter 0.26 crashes on a byte past the end)
-    node = next((c for c in root.children if c.end_byte > start), None)
-    if node is None or not (node.start_byte < start and new_end <= node.end_byte):
+    span = _span(root, edit)
+    part = None if span is None else _extract_part(path, language, data, span)
+    split = None if span is None else _split_symbols(old.symbols[1:], span)
+    if span is None or part is None or split is None:
         return None
-    rows = edit["new_end_point"].row - edit["old_end_point"].row  # type: ignore[union-attr]
-    first_row, new_last = node.start_point.row, node.end_point.row
-    old_last = new_last - rows
-    prev, nxt = node.prev_sibling, node.next_sibling
-    if nxt is not None and nxt.start_point.row <= new_last:
-        return None  # a neighbour on the node's last line: its columns would move
-    # the comments and attributes right above it: docs come from them
-    top: Node = node
-    while prev is not None and ("comment" in prev.type or prev.type in DOC_TRANSPARENT):
-        top, prev = prev, prev.prev_sibling
-    if prev is not None and prev.end_point.row >= top.start_point.row:
-        return None  # a neighbour on the first line
-    top_row = top.start_point.row
-
-    # The node alone, its first line's indent blanked: lines come out top_row lower
-    # (columns are the same), and are shifted back. Not the whole buffer with the
-    # rest blanked: the parser and the extractor would still walk all of it.
-    snippet = data[top.start_byte - top.start_point.column:top.start_byte].translate(_BLANK) + \
-        data[top.start_byte:node.end_byte]
-    part = extract(path, snippet, language)
-    if part.error_count:
-        return None
-    part_symbols = [dataclasses.replace(s, start_line=s.start_line + top_row,
-                                        end_line=s.end_line + top_row) for s in part.symbols[1:]]
-    part_refs = [r if r.line == 0 else dataclasses.replace(r, line=r.line + top_row)
-                 for r in part.references]
+    inside, part_refs = part
+    before, was, after = split
     module = old.symbols[0]
-    inside = [s for s in part_symbols if first_row + 1 <= s.start_line <= new_last + 1]
-    if len(inside) != len(part_symbols):
-        return None  # something came out of the comments above it
-    before, was, after = [], [], []
-    for s in old.symbols[1:]:
-        if s.end_line - 1 < top_row:
-            before.append(s)
-        elif s.start_line - 1 > old_last:
-            after.append(s)
-        elif s.start_line - 1 >= first_row and s.end_line - 1 <= old_last:
-            was.append(s)
-        else:
-            return None
     if [(s.id, s.kind, s.parent, s.signature) for s in was] != \
             [(s.id, s.kind, s.parent, s.signature) for s in inside]:
         return None
-    # The edit must lie inside one top-level definition (whose signature, and so the
-    # module unit's text, did not change): the module unit shows the text between
-    # top-level definitions as it is.
-    line0 = node.start_byte - node.start_point.column  # the same in old and new bytes
-    at_new = _ByteAt(data, line0, first_row)
-    at_old = _ByteAt(old_data, line0, first_row)
-    old_end = edit["old_end_byte"]
-    old_of = {s.id: s for s in was}
-    enclosing = [
-        s for s in inside
-        if s.parent == module.id and at_new(s.start_line, s.start_col) < start
-        and new_end <= at_new(s.end_line, s.end_col)
-        and (o := old_of.get(s.id)) is not None and (o.start_line, o.start_col) == (s.start_line, s.start_col)
-        and old_end <= at_old(o.end_line, o.end_col)
-    ]
-    if not enclosing:
+    if not _inside_one_definition(edit, span, module, was, inside, old_data, data):
         return None
-    # References with a place are sorted by line. Resolution facts without one
-    # (line 0: an assignment, a declared type, a JSDoc type, keyed by the symbol
-    # they are in) go with their enclosing symbol.
-    was_ids = {s.id for s in was}
-    inside_ids = {s.id for s in inside}
-    refs_before: list[Reference] = []
-    refs_after: list[Reference] = []
-    for r in old.references:
-        if r.line == 0:
-            if r.enclosing not in was_ids:
-                refs_before.append(r)
-        elif r.line - 1 < top_row:
-            refs_before.append(r)
-        elif r.line - 1 > old_last:
-            refs_after.append(r)
-        elif r.line - 1 < first_row:
-            return None  # a reference in the comments above it
-    refs_in = []
-    for r in part_refs:
-        if r.line == 0 and r.enclosing in inside_ids:
-            refs_in.append(r)
-        elif first_row + 1 <= r.line <= new_last + 1:
-            refs_in.append(r)
-        else:
-            return None  # from the comments above it, or a fact of the module unit
-
+    refs = _split_references(old.references, part_refs, was, inside, span)
+    if refs is None:
+        return None
+    refs_before, refs_in, refs_after = refs
     end = root.end_point
     line_start = data.rfind(b"\n", 0, root.end_byte) + 1 if end.row else 0
     module = dataclasses.replace(module, end_line=end.row + 1,
                                  end_col=_column(data, line_start, end.column),
                                  members=list(module.members))
-    if rows:
-        after = [dataclasses.replace(s, start_line=s.start_line + rows, end_line=s.end_line + rows)
+    if span.rows:
+        after = [dataclasses.replace(s, start_line=s.start_line + span.rows, end_line=s.end_line + span.rows)
                  for s in after]
-        refs_after = [dataclasses.replace(r, line=r.line + rows) for r in refs_after]
+        refs_after = [dataclasses.replace(r, line=r.line + span.rows) for r in refs_after]
     symbols: list[Symbol] = [module, *before, *inside, *after]
     return FileExtraction(path, language, symbols, [*refs_before, *refs_in, *refs_after], 0)
 

@@ -9,7 +9,6 @@ search answers from what exists meanwhile.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -19,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -37,11 +36,12 @@ from .embed import (
 )
 from .errors import CodeloupeError
 from .extract import extract
+from .filejob import Parsed, ParseJob, file_hash, parse_batch, parse_file, snippet_of
 from .indexdir import locate
 from .languages import language_for_path
-from .model import FileExtraction, Symbol
-from .safeio import UnsafeFile, open_no_follow, read_repo_file
-from .scan import ScannedFile, check_content, scan
+from .model import FileExtraction
+from .safeio import open_no_follow
+from .scan import ScannedFile, scan
 from .store import FileRow, IndexAbsent, IndexDamaged, Store
 from .workers import TimedOut, WorkersUnavailable, run_batches
 
@@ -57,7 +57,6 @@ _POOL_MIN_FILES = 48  # below this, parsing in-process beats starting workers
 # and parsed this long after it started is stuck (a stalled network mount, a
 # pathological file): its worker is killed and its files are tried one by one.
 PARSE_DEADLINE_S = 300.0
-_SNIPPET_LINES = 6
 # mtime_ns of a files row written from an editor buffer: it matches no file on
 # disk, so the next scan re-reads the file (same content: a stat update only).
 BUFFER_MTIME = -1
@@ -105,77 +104,6 @@ class IndexReport:
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
-
-
-@dataclass(slots=True)
-class _Parsed:
-    path: str
-    size: int
-    mtime_ns: int
-    hash: str
-    language: str
-    extraction: FileExtraction | None  # None: unchanged content, or skipped
-    skipped: str | None = None
-    error: str | None = None
-
-
-def file_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-def decode(data: bytes) -> bytes:
-    """UTF-8 bytes of a file: invalid sequences replaced, never an exception."""
-    try:
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "replace").encode("utf-8")
-
-
-class ParseJob(NamedTuple):
-    """One file to read, check and extract (picklable: it goes to a worker)."""
-
-    rel: str
-    root_real: str  # the resolved root: nothing outside it is read
-    language: str
-    old_hash: str | None  # of the indexed content: the same hash needs no parse
-    max_bytes: int
-    generated: bool = False  # index files that say they are generated
-
-
-def parse_file(job: ParseJob) -> _Parsed:
-    """Read, check and extract one file (runs in a worker process). The file is
-    opened without blocking or following links out of the root (``safeio``): a
-    FIFO, a device or a link to ``/etc/passwd`` is skipped with the reason."""
-    rel, language = job.rel, job.language
-    try:
-        data, st = read_repo_file(job.root_real, os.path.join(job.root_real, rel), job.max_bytes)
-    except UnsafeFile as exc:
-        return _Parsed(rel, 0, 0, "", language, None, skipped=exc.reason)
-    except OSError as exc:
-        return _Parsed(rel, 0, 0, "", language, None, skipped="unreadable", error=f"{rel}: {exc}")
-    digest = file_hash(data)
-    if job.old_hash is not None and digest == job.old_hash:
-        return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None)
-    reason = check_content(data, rel, job.generated)
-    if reason is not None:
-        return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None, skipped=reason)
-    try:
-        extraction = extract(rel, decode(data), language)
-    except Exception as exc:  # a grammar or query bug must not stop the run
-        log.exception("codeloupe: extraction failed for %s", rel)
-        return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, None,
-                       skipped="extraction failed", error=f"{rel}: {exc}")
-    return _Parsed(rel, st.st_size, st.st_mtime_ns, digest, language, extraction)
-
-
-def _parse_batch(jobs: list[ParseJob]) -> list[_Parsed]:
-    return [parse_file(job) for job in jobs]
-
-
-def snippet_of(symbol: Symbol) -> str:
-    lines = symbol.text.splitlines()[:_SNIPPET_LINES]
-    return "\n".join(line[:160] for line in lines)
 
 
 class _PendingPage:
@@ -370,7 +298,7 @@ class Index:
             progress("scan", len(scanned.files), len(scanned.files))
 
         stat_only: list[FileRow] = []
-        pending_parsed: list[_Parsed] = []
+        pending_parsed: list[Parsed] = []
         done = 0
         for parsed in self._parse_all(todo, known):
             done += 1
@@ -413,7 +341,7 @@ class Index:
         return ParseJob(rel, self.root_real, language, old_hash, s.max_file_bytes,
                         s.index_generated)
 
-    def _parse_all(self, todo: Sequence[ScannedFile], known: dict[str, FileRow]) -> Iterator[_Parsed]:
+    def _parse_all(self, todo: Sequence[ScannedFile], known: dict[str, FileRow]) -> Iterator[Parsed]:
         jobs = [self._job(f.path, f.language, known[f.path].hash if f.path in known else None)
                 for f in todo]
         workers = self.settings.workers or os.cpu_count() or 1
@@ -425,11 +353,11 @@ class Index:
         batches = [jobs[i : i + batch] for i in range(0, len(jobs), batch)]
         done: set[str] = set()
         try:
-            for _, results in run_batches(_parse_batch, batches, workers, PARSE_DEADLINE_S):
+            for _, results in run_batches(parse_batch, batches, workers, PARSE_DEADLINE_S):
                 for result in results:
                     if isinstance(result, TimedOut):
                         job = result.item
-                        result = _Parsed(job.rel, 0, 0, "", job.language, None, skipped="timed out",
+                        result = Parsed(job.rel, 0, 0, "", job.language, None, skipped="timed out",
                                          error=f"{job.rel}: reading and parsing it took over "
                                                f"{PARSE_DEADLINE_S:.0f}s")
                     done.add(result.path)
@@ -442,7 +370,7 @@ class Index:
                 if job.rel not in done:
                     yield parse_file(job)
 
-    def _write(self, parsed: list[_Parsed], deleted: Sequence[str], report: IndexReport) -> None:
+    def _write(self, parsed: list[Parsed], deleted: Sequence[str], report: IndexReport) -> None:
         symbol_rows: list[dict] = []
         ref_rows: list[dict] = []
         file_rows: list[FileRow] = []
@@ -512,7 +440,7 @@ class Index:
                 raise IndexError_(f"no language for {rel}")
             extraction = extract(rel, data, language)
         report = IndexReport()
-        parsed = _Parsed(rel, len(data), BUFFER_MTIME, file_hash(data), extraction.language,
+        parsed = Parsed(rel, len(data), BUFFER_MTIME, file_hash(data), extraction.language,
                          extraction)
         self._write([parsed], [], report)
         report.files = 1

@@ -41,11 +41,6 @@ def inside(root_real: str, path_real: str) -> bool:
     return path_real == root_real or path_real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-def symlink_target_inside(root_real: str, path: str | os.PathLike[str]) -> bool:
-    """Does the symlink (or path) ``path`` resolve to somewhere inside the root?"""
-    return inside(root_real, os.path.realpath(path))
-
-
 def _opened_path(fd: int) -> str | None:
     """Where an open file really is (Linux: ``/proc/self/fd``); None elsewhere."""
     try:

@@ -13,7 +13,7 @@ from ..config import Settings
 from .common import CliError, err, note, open_for_query
 
 
-def _reachable_client(settings: Settings):  # noqa: ANN202 - llm.ChatClient | None
+def _reachable_client(settings: Settings):  # llm.ChatClient | None
     """The endpoint's client, checked to answer (and its model resolved) before any
     index or retrieval work; None when no endpoint is configured."""
     config = llm_config(settings)

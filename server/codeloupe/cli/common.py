@@ -100,7 +100,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
 
 
 def open_index(root: str, args: argparse.Namespace, *, writable: bool = True,
-          check_model: bool = True, rebuild: bool = True):  # noqa: ANN202
+          check_model: bool = True, rebuild: bool = True):
     """The index of ``root`` (see ``Index`` for the flags); its notes go to stderr."""
     path = Path(root).expanduser()
     if not path.exists():
@@ -115,13 +115,13 @@ def open_index(root: str, args: argparse.Namespace, *, writable: bool = True,
 
 
 def open_for_query(root: str, args: argparse.Namespace, *, needs_model: bool = True,
-                   before_update: Callable[[], object] | None = None):  # noqa: ANN202
+                   before_update: Callable[[], object] | None = None):
     """The index a query reads, brought up to date first unless ``--no-update``
     (``before_update`` runs just before that, with or without an update).
     A query never rebuilds: an index built with another model or schema is an
     error saying what to run, or (``needs_model`` False: the call graph, which
     needs symbols and references only) answered from as it is, with a note."""
-    def opened(index, update: bool):  # noqa: ANN001, ANN202
+    def opened(index, update: bool):
         if before_update is not None:
             before_update()
         if update:
@@ -140,7 +140,7 @@ def open_for_query(root: str, args: argparse.Namespace, *, needs_model: bool = T
     return opened(index, True)
 
 
-def bring_up_to_date(index, args: argparse.Namespace, embed: bool = True) -> None:  # noqa: ANN001
+def bring_up_to_date(index, args: argparse.Namespace, embed: bool = True) -> None:
     """Queries first update the index (cheap when nothing changed); a search also
     embeds a few pending symbols itself (``SEARCH_EMBED_LIMIT``)."""
     with index.write_lock(wait=False) as locked:

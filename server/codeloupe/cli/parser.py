@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from .. import __version__
 from ..graph import DEFAULT_MIN_CONFIDENCE
@@ -14,7 +15,8 @@ DESCRIPTION = """The command line: the same engine as the language server, from 
 Progress goes to stderr; results go to stdout (JSON with ``--json``)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _common() -> argparse.ArgumentParser:
+    """The flags every command takes: the model, the backend, where the index lives."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--model", help="embedding model: 'default' (bundled all-MiniLM-L6-v2), "
                         "a sentence-transformers name or a path (env CODELOUPE_MODEL)")
@@ -30,15 +32,20 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     common.add_argument("--log-level", default=os.environ.get("CODELOUPE_LOG", "warning"))
 
-    parser = argparse.ArgumentParser(prog="codeloupe", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"codeloupe {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    return common
 
+
+def _index_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``index``."""
     p = sub.add_parser("index", parents=[common], help="build or update the index of a folder")
     p.add_argument("root", nargs="?", default=".")
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-embed", action="store_true", help="symbols and full text only")
 
+
+
+def _query_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``search`` and ``ask``."""
     p = sub.add_parser("search", parents=[common], help="hybrid semantic + full-text search")
     p.add_argument("query", nargs="+", help="the query; '-' reads one query per line from stdin")
     p.add_argument("--root", default=".")
@@ -68,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "CODELOUPE_LLM_DEADLINE_S; default 300)")
     p.add_argument("--no-update", action="store_true", help="do not update the index first")
 
+
+def _graph_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``calls``, ``path`` and ``graph``: the reference map."""
     p = sub.add_parser("calls", parents=[common], help="callers and callees of symbols")
     p.add_argument("target", nargs="+", help="path:line, a name or a qualified name; '-' reads "
                    "targets from stdin, one per line (JSON lines out)")
@@ -102,14 +112,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-update", action="store_true", help="do not update the index first")
 
+
+def _status_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``status``."""
     p = sub.add_parser("status", parents=[common], help="what the index holds")
     p.add_argument("root", nargs="?", default=".")
     p.add_argument("--json", action="store_true")
 
+
+def _serve_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``serve``: the language server."""
     p = sub.add_parser("serve", parents=[common], help="run the language server (stdio)")
     transport = p.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP on stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and its flags."""
+    common = _common()
+    parser = argparse.ArgumentParser(prog="codeloupe", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"codeloupe {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _index_commands(sub, common)
+    _query_commands(sub, common)
+    _graph_commands(sub, common)
+    _status_command(sub, common)
+    _serve_command(sub, common)
     return parser
-
-

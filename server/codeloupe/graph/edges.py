@@ -178,11 +178,11 @@ class InEdges(Mapping):
     def __contains__(self, target: object) -> bool:
         return any(True for _ in self._e.edges_in(target)) if isinstance(target, str) else False
 
-    def items(self):  # noqa: ANN201 - one pass over the name matches, not one per target
+    def items(self):  # one pass over the name matches, not one per target
         """(target, its edges), computed in one pass."""
         return self._all().items()
 
-    def values(self):  # noqa: ANN201
+    def values(self):
         """The edges of each target, computed in one pass."""
         return self._all().values()
 

@@ -223,8 +223,8 @@ class Graph:
             return None
         with gc_paused():
             try:
-                fmt, version, stored_key, graph = pickle.loads(memoryview(data)[head:])  # noqa: S301 - signed by us
-            except Exception:  # noqa: BLE001 - a damaged file: build again
+                fmt, version, stored_key, graph = pickle.loads(memoryview(data)[head:])  # signed by us
+            except Exception:  # a damaged file: build again
                 return None
         if (fmt, version, stored_key) != (GRAPH_FORMAT, __version__, key) or not isinstance(graph, cls):
             return None

@@ -174,7 +174,7 @@ def graph_now(ls: CodeloupeServer, folder: Folder) -> None:
 
 
 def store_buffer(ls: CodeloupeServer, folder: Folder, uri: str, rel: str, text: str,
-                 version: int | None, extraction=None) -> None:  # noqa: ANN001
+                 version: int | None, extraction=None) -> None:
     """Write a buffer's rows in the writer after a short debounce (typing does not
     turn every keystroke into a table version; readers of the store call
     ``ls.flush()`` first), skipped if a newer version came meanwhile; then re-embed

@@ -143,7 +143,7 @@ class CodeloupeServer(WireIO, LanguageServer):
                 if not update.cancelled():
                     raise  # this request was cancelled, not the update
                 snap = None
-            except Exception:  # noqa: BLE001 - logged where it was started; try again below
+            except Exception:  # logged where it was started; try again below
                 snap = None
             if snap is not None and snap.generation == folder.generation:
                 return snap

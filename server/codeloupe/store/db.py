@@ -222,7 +222,7 @@ class Store(Rows, Vectors, Upkeep):
         self._pending_count = None
         self.cache = self._open_cache()
 
-    def _open_cache(self):  # noqa: ANN202 - lancedb table
+    def _open_cache(self):  # lancedb table
         name = self._cache_name()
         if name in self._table_names():
             try:

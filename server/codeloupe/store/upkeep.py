@@ -112,7 +112,7 @@ class Upkeep:
             table = (self.symbols.search().where("vector IS NOT NULL")
                      .select(["embed_key", "vector", "summary_key", "summary_vector"])
                      .limit(None).to_arrow())
-        except Exception as exc:  # noqa: BLE001 - best effort: damage is being repaired
+        except Exception as exc:  # best effort: damage is being repaired
             log.info("codeloupe: could not copy vectors to the cache: %s", exc)
             return
         if table.num_rows == 0:
@@ -236,7 +236,4 @@ class Upkeep:
                 with contextlib.suppress(OSError):
                     total += os.lstat(os.path.join(folder, name)).st_size
         return total
-
-    def meta_json(self) -> str:
-        return json.dumps(self._meta)
 

@@ -200,7 +200,7 @@ def rows_and_key(index: Index) -> tuple[str | None, list[dict], list[dict]]:
     these rows); None when one did or the key cannot be read."""
     try:
         key: str | None = store_key(index.store)
-    except Exception as exc:  # noqa: BLE001 - the saved graph is a cache
+    except Exception as exc:  # the saved graph is a cache
         log.info("codeloupe: cannot read the index state of %s: %s", index.root, exc)
         key = None
     symbol_rows, ref_rows = index.load_rows()
@@ -208,12 +208,12 @@ def rows_and_key(index: Index) -> tuple[str | None, list[dict], list[dict]]:
         try:
             if store_key(index.store) != key:
                 key = None
-        except Exception:  # noqa: BLE001
+        except Exception:
             key = None
     return key, symbol_rows, ref_rows
 
 
-def sync_files(index: Index, progress) -> IndexReport:  # noqa: ANN001 - runs in the writer
+def sync_files(index: Index, progress) -> IndexReport:  # runs in the writer
     """An incremental disk sync, unless another process holds the index lock (then
     the index is answered from as it is)."""
     with index.write_lock(wait=False) as locked:

@@ -138,7 +138,7 @@ class GraphCache:
         try:
             if path is None or store_key(index.store) != unsaved[1]:
                 return  # the index moved on: this graph is not its graph any more
-        except Exception as exc:  # noqa: BLE001 - a cache: never fail the writer for it
+        except Exception as exc:  # a cache: never fail the writer for it
             log.info("codeloupe: cannot read the index state for the call graph: %s", exc)
             return
         with self._lock:

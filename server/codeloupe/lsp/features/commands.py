@@ -27,7 +27,10 @@ from ...ask import (
     verify,
 )
 from ...ask.llm import ChatClient, LLMCancelled, LLMError, chat
+from ...config import Settings
 from ...graph import Edge
+from ...languages import UnknownLanguageError
+from ...search import SearchError
 from ...workspace import Folder, Snapshot, SymRow
 from ..indexing import schedule_index
 from ..options import (
@@ -81,9 +84,6 @@ def _folder(ls: CodeloupeServer, uri: str | None, command: str) -> Folder:
 
 async def search(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """The object ``codeloupe search --json`` prints for one query."""
-    from ...languages import UnknownLanguageError
-    from ...search import SearchError
-
     a = _args(SearchArgs, SEARCH, args)
     folder = _folder(ls, a.folder, SEARCH)
     index = await _open_index(folder, SEARCH)
@@ -230,9 +230,7 @@ def _step(ls: CodeloupeServer, folder: Folder, edge: Edge) -> dict[str, object]:
 
 # --- ask ---------------------------------------------------------------------------------
 
-def _ask_settings(ls: CodeloupeServer, a: AskArgs):  # noqa: ANN202 - config.Settings
-    from ...config import Settings
-
+def _ask_settings(ls: CodeloupeServer, a: AskArgs) -> Settings:
     env = Settings.from_env()  # CODELOUPE_LLM_URL / _MODEL / _RERANKER when no setting says
     o = ls.options
     s = o.settings()
@@ -306,32 +304,12 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
         return progress.cancelled or (request is not None and request.cancelled())
 
     settings = _ask_settings(ls, a)
-    pending: list[str] = []
-    lock = threading.Lock()
-
-    def on_delta(piece: str) -> None:
-        with lock:
-            pending.append(piece)
-
-    async def on_the_network(job: Callable[[], T], client: ChatClient) -> T:
-        """``job`` on the network threads (not the readers'); meanwhile the text streamed
-        so far goes out as progress, and a cancel shuts the connection in flight."""
-        running = asyncio.get_running_loop().run_in_executor(ls.network, job)
-        while True:
-            done, _ = await asyncio.wait({running}, timeout=_ASK_REPORT_EVERY_S)
-            with lock:
-                text, pending[:] = "".join(pending), []
-            progress.report(text)
-            if done:
-                return running.result()
-            if cancelled():
-                client.cancel()  # the blocking read returns; the endpoint sees the close
-
+    stream = _Stream(ls, progress, cancelled)
     try:
         config = llm_config(settings)
         client = ChatClient(config) if config is not None else None
         if client is not None:
-            await on_the_network(client.check_reachable, client)
+            await stream.run(client.check_reachable, client)
         if cancelled():
             raise LLMCancelled("cancelled")
         await ls.flush()
@@ -347,8 +325,8 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
             return {**result_for(a.question, context, None, None).as_dict(), "context_id": cid,
                     "state": folder.label}
         messages = messages_for(a.question, context)
-        answer = await on_the_network(
-            functools.partial(chat, client.config, messages, on_delta, client), client)
+        answer = await stream.run(
+            functools.partial(chat, client.config, messages, stream.on_delta, client), client)
     except LLMCancelled:
         progress.end("cancelled")
         raise JsonRpcRequestCancelled(f"{ASK}: cancelled") from None
@@ -366,6 +344,34 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     else:
         progress.end(f"answered from {len(result.sources)} snippets ({cited} cited)")
     return {**result.as_dict(), "state": folder.label}
+
+
+class _Stream:
+    """An answer streaming in on the network threads: the text received so far goes
+    out as progress every ``_ASK_REPORT_EVERY_S``, and a cancel closes the connection."""
+
+    def __init__(self, ls: CodeloupeServer, progress: _AskProgress, cancelled: Callable[[], bool]) -> None:
+        self.ls, self.progress, self.cancelled = ls, progress, cancelled
+        self.pending: list[str] = []
+        self.lock = threading.Lock()
+
+    def on_delta(self, piece: str) -> None:
+        """A piece of the answer (called on the network thread)."""
+        with self.lock:
+            self.pending.append(piece)
+
+    async def run(self, job: Callable[[], T], client: ChatClient) -> T:
+        """``job`` on the network threads (not the readers'), reporting meanwhile."""
+        running = asyncio.get_running_loop().run_in_executor(self.ls.network, job)
+        while True:
+            done, _ = await asyncio.wait({running}, timeout=_ASK_REPORT_EVERY_S)
+            with self.lock:
+                text, self.pending[:] = "".join(self.pending), []
+            self.progress.report(text)
+            if done:
+                return running.result()
+            if self.cancelled():
+                client.cancel()  # the blocking read returns; the endpoint sees the close
 
 
 def _ask_mode(ls: CodeloupeServer) -> str:

@@ -111,7 +111,7 @@ async def _item_symbol(
     return None
 
 
-def _grouped(edges: list[Edge], key) -> dict[str, list[Edge]]:  # noqa: ANN001
+def _grouped(edges: list[Edge], key) -> dict[str, list[Edge]]:
     out: dict[str, list[Edge]] = {}
     for edge in edges:
         out.setdefault(key(edge), []).append(edge)

@@ -18,7 +18,7 @@ def keep_command_params(server: Any) -> None:
     features = server.protocol.fm.builtin_features
     original = features[types.WORKSPACE_EXECUTE_COMMAND]
 
-    def execute_command(params: types.ExecuteCommandParams):  # noqa: ANN202 - a generator
+    def execute_command(params: types.ExecuteCommandParams):  # a generator
         COMMAND_PARAMS.set(params)
         return (yield from original(params))
 

@@ -94,7 +94,7 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, cattrs.BaseValidationError):
         try:
             problems = cattrs.transform_error(exc, path="$", format_exception=_fmt)
-        except Exception:  # noqa: BLE001 - the message is a courtesy
+        except Exception:  # the message is a courtesy
             problems = [str(exc)]
         text = "; ".join(_camel_path(p) for p in problems[:3])
         if len(problems) > 3:
@@ -119,7 +119,6 @@ class CodeloupeProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.initialize_received = False
-        self.rejected = 0  # messages answered with an error before any handler saw them
 
     # --- reading --------------------------------------------------------------------
 
@@ -132,7 +131,7 @@ class CodeloupeProtocol(LanguageServerProtocol):
             return
         try:
             self.receive_object(data)
-        except Exception:  # noqa: BLE001 - a bug here must not end the connection
+        except Exception:  # a bug here must not end the connection
             log.exception("codeloupe: handling a message failed")
             msg_id = data.get("id") if isinstance(data, dict) else None
             if _valid_id(msg_id) and "method" in data:
@@ -217,7 +216,7 @@ class CodeloupeProtocol(LanguageServerProtocol):
     def _structured(self, data: dict, msg_id: Any, method: str) -> None:
         try:
             message = self._structure(data, method, msg_id is not None)
-        except Exception as exc:  # noqa: BLE001 - cattrs, a validator, recursion
+        except Exception as exc:  # cattrs, a validator, recursion
             if msg_id is not None:
                 self.reply_error(msg_id, INVALID_PARAMS, f"{method}: {describe(exc)}")
             else:
@@ -253,7 +252,7 @@ class CodeloupeProtocol(LanguageServerProtocol):
                 message = self._converter.structure(data, ResponseErrorMessage)
             else:
                 message = self._converter.structure(data, result_type or JsonRPCResponseMessage)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._unreadable_answer(msg_id, describe(exc))
             return
         self._result_types.pop(msg_id, None)
@@ -299,7 +298,6 @@ class CodeloupeProtocol(LanguageServerProtocol):
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         """An error response (``msg_id`` None: the spec's null id, for a message whose
         id cannot be told)."""
-        self.rejected += 1
         log.info("codeloupe: answered %s with %d: %s", shown(msg_id), code, message)
         if msg_id is None:  # lsprotocol leaves a None id out; the spec wants "id": null
             self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}})
