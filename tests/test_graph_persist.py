@@ -109,6 +109,22 @@ def test_edits_after_a_load_equal_a_rebuild(lang: str, tmp_path: Path) -> None:
             assert _snapshot(g) == _snapshot(_scratch(files))
 
 
+
+def test_a_site_resolved_through_a_cycle_keeps_its_own_keys_after_a_load(tmp_path: Path) -> None:
+    """``x = x.y``: a lookup that runs into itself is not remembered, so its site keeps
+    the keys it read itself (not a memo entry's); after a load an edit of what it read
+    still re-resolves it."""
+    files = {"a.py": "class A(B):\n    def f(self):\n        self.g()\n\nclass B(A):\n    pass\n\n"
+                     "def h():\n    x = x.y\n    x.send()\n",
+             "b.py": "class C:\n    def send(self):\n        pass\n"}
+    g = _reload(_scratch(files), tmp_path / GRAPH_FILE)
+    own = [s for s, d in g._edges.site_deps.items() if isinstance(d, frozenset)]
+    assert [s.name for s in own] == ["send"]
+    for text in ("class C:\n    def sendx(self):\n        pass\n", files["b.py"], ""):
+        files["b.py"] = text
+        g.replace_file("b.py", *_file_rows("b.py", text))
+        assert _snapshot(g) == _snapshot(_scratch(files)), text
+
 def _signed(path: Path, payload: bytes) -> None:
     """A file in the saved format around ``payload``, signed with this user's key."""
     secret = user_secret()
