@@ -234,6 +234,38 @@ def test_anything_but_a_graph_of_this_format_version_and_key_loads_as_none(tmp_p
         assert Graph.load(path, "state") is None, label
 
 
+
+def test_every_field_of_a_wrong_type_loads_as_none(tmp_path: Path) -> None:
+    """Each column of each table, and each table, replaced by values of other types:
+    None every time; by values of the right type out of range somewhere: never an
+    exception either (None, or a graph where the value happens to be valid)."""
+    doc = _doc(_scratch(_files("javascript")))
+    path = tmp_path / GRAPH_FILE
+    wrong_type = [None, 0, 1.5, "x", {}, [None], [[]], [{}], [True]]
+    maybe_valid = [["x"], [-2], [10**30], [0.5]]
+    tried = 0
+    for name, table in doc.items():
+        places = [(table, f) for f in table if isinstance(table[f], list) and table[f]] \
+            if isinstance(table, dict) else []
+        for sub in (table.values() if isinstance(table, dict) else ()):
+            if isinstance(sub, dict):  # the tables of facts
+                places += [(sub, f) for f in sub if sub[f]]
+        for holder, field in [*places, (doc, name)]:
+            keep = holder[field]
+            for bad in wrong_type + maybe_valid:
+                value = bad + keep[1:] if isinstance(bad, list) and isinstance(keep, list) else bad
+                holder[field] = value  # a list: one bad value, the rest as it was (same lengths)
+                _signed(path, json.dumps(doc).encode())
+                got = Graph.load(path, "state")
+                if bad in wrong_type:
+                    assert got is None, (name, field, bad)
+                tried += 1
+            holder[field] = keep
+    assert tried > 500
+    _signed(path, json.dumps(doc).encode())
+    assert Graph.load(path, "state") is not None
+
+
 def test_a_graph_state_that_cannot_be_saved_raises_oserror(tmp_path: Path) -> None:
     g = _scratch(_files("python"))
     (tmp_path / "folder").mkdir()

@@ -194,7 +194,7 @@ class Graph:
         or anything in it is not of the expected shape (derived data: the caller
         builds it again). Nothing in the file is run: it is parsed as JSON and checked
         field by field (``graph.persist``)."""
-        with gc_paused(collect=True):
+        with gc_paused():
             parts = persist.load(path, key)
         if parts is None:
             return None

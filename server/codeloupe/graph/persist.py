@@ -251,7 +251,9 @@ def _encode_facts(all_facts: dict[str, FileFacts], s: Any) -> dict[str, Any]:
 
 
 def _mac(secret: bytes, payload: bytes) -> str:
-    return hmac.new(secret, _HEADER + payload, "sha256").hexdigest()
+    mac = hmac.new(secret, _HEADER, "sha256")
+    mac.update(payload)
+    return mac.hexdigest()
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -269,11 +271,13 @@ def load(path: str | os.PathLike[str], key: str) -> tuple[SymbolIndex, EdgeIndex
     newline = data.find(b"\n", 0, len(_HEADER) + _MAC_HEX + 1)
     if secret is None or newline != len(_HEADER) + _MAC_HEX or not data.startswith(_HEADER):
         return None
-    payload = memoryview(data)[newline + 1:]
-    if not hmac.compare_digest(data[len(_HEADER):newline], _mac(secret, payload).encode()):
+    mac = data[len(_HEADER):newline]
+    payload = data[newline + 1:]
+    del data
+    if not hmac.compare_digest(mac, _mac(secret, payload).encode()):
         return None
     try:
-        doc = json.loads(payload.tobytes(), parse_constant=_refuse_constant)
+        doc = json.loads(payload, parse_constant=_refuse_constant)
         return decode(doc, key)
     except (_Invalid, ValueError, TypeError, KeyError, IndexError, RecursionError, UnicodeDecodeError):
         return None
@@ -327,25 +331,27 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
         map(text, _ints(st, "caller", 0, n)), _ints(st, "found", 0, len(founds)),
         _ints(st, "external", 0, 2), _ints(st, "deps", 0, len(depsets)), _ints(st, "memo", 0, 2),
         strict=True)
-    shared: dict[tuple, tuple[int, int, int]] = {}
-    sites, add, has = edges.sites, edges.add, edges.has
+    shared: dict[tuple, tuple[int, int, int]] = {}  # memo key → its sites' (found, external, deps)
+    sites, add, remember = edges.sites, edges.add, memo.remember
+    count = 0
     for path, line, col, name, receiver, caller, f, ext, d, in_memo in rows:
         site = CallSite(path, line, col, name, receiver, caller)
-        if has(site):
-            raise _Invalid("a call site repeats")
         found = founds[f]
         if in_memo:
-            memo_key = (_SITE, path, caller, name, receiver)
-            seen = shared.setdefault(memo_key, (f, ext, d))
-            if seen != (f, ext, d):
+            deps: tuple | frozenset[str] = (_SITE, path, caller, name, receiver)
+            seen = shared.get(deps)
+            if seen is None:
+                shared[deps] = (f, ext, d)
+                remember(deps, ((found, ext == 1), depsets[d]))
+            elif seen != (f, ext, d):
                 raise _Invalid("sites of one memo entry differ")
-            if memo_key not in memo.values:
-                memo.remember(memo_key, ((found, bool(ext)), depsets[d]))
-            deps: tuple | frozenset[str] = memo_key
         else:
             deps = depsets[d]
         sites[path].append(site)
-        add(site, found, bool(ext), deps)
+        add(site, found, ext == 1, deps)
+        count += 1
+    if len(edges.site_deps) != count:
+        raise _Invalid("a call site repeats")
     return index, edges, memo
 
 
