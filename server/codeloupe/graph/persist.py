@@ -46,8 +46,9 @@ for the nullable ones). Flags are 0/1.
   remembered (sites alike share that entry and its keys; they are installed in the
   memo again), 0 when it kept its own keys.
 
-Loading rebuilds the index from the symbols and facts with the calls a build makes,
-and links every site to its saved targets without resolving; the memo starts with
+Loading rebuilds the index with the calls a build makes (``add_symbol``, then
+``set_facts`` with the saved facts: the graph keeps a file's facts, not its rows),
+and links every site to its saved targets without resolving (``EdgeIndex.add``); the memo starts with
 the sites' entries only (other lookups are computed again when an edit needs them).
 An edit after a load therefore re-resolves exactly the sites it would have in the
 graph that was saved: the same edges as a build from scratch (tests/test_graph_persist.py).
