@@ -6,8 +6,9 @@
 Measures, in one run:
 - extraction of every file (tree-sitter + tags queries; the input of the map);
 - building the map from those symbols and references (what a warm start costs when
-  it resolves from the stored references), saving it (``Graph.save``) and loading it
-  back (``Graph.load``), and the same build with the first version of the resolver (``git show 14f0b2c:server/codeloupe/graph.py``: receivers,
+  it resolves from the stored references), saving it (``Graph.save``: the plain-data
+  format of ``graph.persist``) and loading it back (``Graph.load``; the loaded graph
+  must answer every symbol's callers and callees as the built one does), and the same build with the first version of the resolver (``git show 14f0b2c:server/codeloupe/graph.py``: receivers,
   same file, imports, name) as the baseline;
 - updating the map after an edit to a file of about 3,000 lines (``tarfile.py``),
   alternating between the edited and the original text: a method inserted in the
@@ -62,6 +63,18 @@ def baseline_graph_class():  # the v1 Graph class
     return module.Graph
 
 
+def same_answers(built: Graph, loaded: Graph) -> bool:
+    """Do the two graphs give every symbol the same callers and callees (every edge,
+    name matches included), and the same unresolved and external sites?"""
+    def edges(es) -> list[tuple]:
+        return sorted((e.site, e.target, e.reason, e.confidence, e.ambiguous) for e in es)
+    return (built.symbols.keys() == loaded.symbols.keys()
+            and all(edges(built.callers(s)) == edges(loaded.callers(s))
+                    and edges(built.callees(s)) == edges(loaded.callees(s)) for s in built.symbols)
+            and set(built.unresolved) == set(loaded.unresolved) and set(built.external) == set(loaded.external)
+            and built.stats() == loaded.stats())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int)
@@ -104,9 +117,10 @@ def main() -> int:
     assert loaded is not None
     size_mb = saved.stat().st_size / 1e6
     saved.unlink()
+    same = same_answers(g, loaded)
     del loaded
-    print(f"persisted: save {t_save:.2f}s, load {t_load:.2f}s ({size_mb:.0f} MB): a warm start loads "
-          f"{t_build / t_load:.1f}x faster than it resolves")
+    print(f"persisted: save {t_save:.2f}s, load {t_load:.2f}s ({size_mb:.1f} MB): a warm start loads "
+          f"{t_build / t_load:.1f}x faster than it resolves; the loaded graph answers the same: {same}")
 
     edited = corpus / EDITED
     if not edited.exists():  # a --limit run: the largest file instead
@@ -158,6 +172,7 @@ def main() -> int:
         "extract_s": round(t_extract, 2), "build_s": round(t_build, 3), "build_v1_s": round(t_v1, 3),
         "build_ratio_vs_v1": round(t_build / t_v1, 2),
         "save_s": round(t_save, 2), "load_s": round(t_load, 2), "saved_mb": round(size_mb, 1),
+        "loaded_answers_the_same": same,
         "build_over_load": round(t_build / t_load, 1),
         "edited_file": name, "edited_lines": n_lines, "edits": args.edits, "update_ms": updates,
         "stats": {k: v for k, v in stats.items() if k != "languages"},
@@ -170,6 +185,7 @@ def main() -> int:
               f"{row['cpu_p50']:>6} p95 {row['cpu_p95']:>6} | with extraction, wall p95 "
               f"{row['with_extract_wall_p95']}")
     out = HERE / "results" / "bench_graph.json"
+    out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     return 0
 

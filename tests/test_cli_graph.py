@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from codeloupe.graph_store import GRAPH_FILE
+
 from .test_cli import run
 
 DATA = Path(__file__).parent / "data" / "graph" / "python"
@@ -120,7 +122,7 @@ def test_the_map_is_saved_beside_the_index_and_never_used_stale(tmp_path: Path) 
     root = tmp_path / "repo"
     shutil.copytree(DATA, root)
     assert run("index", str(root), "--no-embed", "-q").returncode == 0
-    saved = root / ".codeloupe" / "callgraph.pickle"
+    saved = root / ".codeloupe" / GRAPH_FILE
     assert not saved.exists()  # made by the first command that needs the map
     first = run("calls", "--root", str(root), "--json", "-q", "Transport.write")
     assert first.returncode == 0, first.stderr
@@ -134,7 +136,7 @@ def test_the_map_is_saved_beside_the_index_and_never_used_stale(tmp_path: Path) 
     edited = json.loads(run("calls", "--root", str(root), "--json", "-q", "Transport.write").stdout)
     assert "late" in {c["caller"]["qualified_name"] for c in edited["callers"]}
     assert saved.stat().st_mtime_ns != stamp
-    # a file not signed with this user's key (copied from elsewhere) is never unpickled
-    saved.write_bytes(b"codeloupe-graph\n" + b"\0" * 32 + b"not a pickle")
+    # a file not signed with this user's key (copied from elsewhere) is never parsed
+    saved.write_bytes(b"codeloupe-graph/json " + b"0" * 64 + b"\n" + b"{}")
     out = run("calls", "--root", str(root), "--json", "-q", "Transport.write")
     assert json.loads(out.stdout) == edited

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeloupe.config import Settings
+from codeloupe.graph_store import GRAPH_FILE
 from codeloupe.index import Index
 from codeloupe.search import Searcher
 from codeloupe.store import IndexDamaged, IndexMismatch
@@ -68,7 +69,7 @@ def test_read_only_commands_never_delete_on_a_model_mismatch(indexed: Path) -> N
     assert calls.returncode == 0, calls.stderr  # the call graph needs no model: it answers
     assert "fetch" in calls.stdout and "without updating it" in calls.stderr
     after = sorted(p.name for p in folder.iterdir())
-    assert set(after) - set(before) <= {"callgraph.pickle"}  # the graph, saved for next time
+    assert set(after) - set(before) <= {GRAPH_FILE}  # the graph, saved for next time
     assert set(before) <= set(after)
     assert len(list((folder / "symbols.lance" / "data").iterdir())) == symbols
     idx = Index(indexed, Settings(), writable=False)

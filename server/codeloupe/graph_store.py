@@ -15,7 +15,9 @@ from typing import Any
 
 from .graph import Graph, SymbolInfo
 
-GRAPH_FILE = "callgraph.pickle"  # in the index folder: the map graph_for_store saves
+GRAPH_FILE = "callgraph.cgraph"  # in the index folder: the map graph_for_store saves (graph.persist)
+# what older versions saved there (pickles): never read, deleted when the map is saved
+LEGACY_GRAPH_FILES = ("callgraph.pickle",)
 log = logging.getLogger("codeloupe.graph")
 _SYMBOL_COLUMNS = ["id", "path", "name", "qualified_name", "kind", "parent", "start_line",
                    "end_line", "language"]
@@ -37,10 +39,22 @@ def graph_for_store(store: Any) -> Graph:  # codeloupe.store.Store
     graph = graph_from_store(store)
     if store_key(store) == key:  # no index run wrote while the map was built
         try:
-            graph.save(target, key)
+            save_graph(graph, target, key)
         except OSError as exc:
             log.info("codeloupe: cannot save the call graph to %s: %s", target, exc)
     return graph
+
+
+def save_graph(graph: Graph, target: Path, key: str) -> None:
+    """Save the map at ``target`` (``saved_graph_path``) for ``key``, and delete what an
+    older version saved beside it (``LEGACY_GRAPH_FILES``: never loaded, only stale).
+    OSError when it cannot be written."""
+    graph.save(target, key)
+    for name in LEGACY_GRAPH_FILES:
+        try:
+            (target.parent / name).unlink(missing_ok=True)
+        except OSError as exc:
+            log.info("codeloupe: cannot delete the old call graph %s: %s", target.parent / name, exc)
 
 
 def graph_from_store(store: Any) -> Graph:  # codeloupe.store.Store

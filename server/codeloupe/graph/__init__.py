@@ -48,8 +48,9 @@ facts (definitions, bases, imports, attribute and return types) changed there.
 The units, each its own module: ``model`` (the records and enums), ``facts`` (what
 extraction hands the graph, digested per file), ``deps`` (dependency keys),
 ``index`` (symbols and facts, per file), ``edges`` (call sites and edges),
-``memo`` (remembered lookups), ``resolve/`` (the resolver), ``queries``, and
-``graph`` (``Graph``, the facade callers use).
+``memo`` (remembered lookups), ``resolve/`` (the resolver), ``queries``,
+``persist`` (the saved graph: versioned plain data, never a pickle), and ``graph``
+(``Graph``, the facade callers use).
 """
 
 from __future__ import annotations

@@ -3,32 +3,24 @@
 It owns a ``SymbolIndex`` (symbols and facts), an ``EdgeIndex`` (call sites and
 edges) and a ``Resolver`` (with its memo of lookups); it builds them from symbol
 infos and reference rows, keeps them up to date file by file (``replace_file``),
-answers queries (``queries``) and saves itself (``persist``).
+answers queries (``queries``) and saves itself as plain data (``persist``).
 """
 
 from __future__ import annotations
 
 import gc
-import hmac
 import os
-import pickle
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 
-from .. import __version__
-from ..userkey import user_secret
-from . import queries
+from . import persist, queries
 from .edges import EdgeIndex, InEdges, OutEdges, SiteEdges
 from .facts import RefRow, call_site
 from .index import SymbolIndex
 from .memo import Memo
 from .model import CallSite, Edge, SymbolInfo, TypeRef
 from .resolve import Resolver
-
-GRAPH_FORMAT = 2  # of Graph.save files
-_MAGIC = b"codeloupe-graph\n"
 
 
 class Graph:
@@ -186,48 +178,28 @@ class Graph:
     # --- persistence -----------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str], key: str) -> None:
-        """Write the resolved map (edges, facts, remembered lookups) next to the index,
-        so a warm start loads it instead of resolving every call again (stdlib: load
-        0.8 s against 3.4 s to resolve, bench/bench_graph.py). ``key`` names the
-        state it was built from (``store_key``); ``load`` with another key answers
-        None. Signed with this user's secret (``load`` unpickles only what it
-        verifies: an index folder may come from elsewhere); written to a temporary
-        file, then renamed. OSError when it cannot be written (nor the secret made)."""
-        secret = user_secret()
-        if secret is None:
-            raise OSError("no codeloupe secret to sign the call graph with")
-        payload = pickle.dumps((GRAPH_FORMAT, __version__, key, self), protocol=5)
-        target = Path(path)
-        tmp = target.with_name(f"{target.name}.{os.getpid()}.partial")  # two writers: one wins whole
-        try:
-            with tmp.open("wb") as fh:
-                fh.write(_MAGIC + hmac.digest(secret, payload, "sha256"))
-                fh.write(payload)
-            os.replace(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
+        """Write the resolved map (symbols, facts, each call site's targets and what its
+        resolution read) next to the index, so a warm start loads it instead of
+        resolving every call again (bench/bench_graph.py). ``key`` names the state it
+        was built from (``store_key``); ``load`` with another key answers None. Plain
+        data in a versioned format (``graph.persist``), signed with this user's
+        secret; written to a temporary file, then renamed. OSError when it cannot be
+        written (nor the secret made)."""
+        persist.dump(self._index, self._edges, self._resolver.memo, path, key)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], key: str) -> Graph | None:
         """The map ``save`` wrote for this ``key``; None when there is none, it was
         built from another state or another version, its signature is not this user's,
-        or it cannot be read (derived data: the caller builds it again)."""
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            return None
-        secret = user_secret()
-        head = len(_MAGIC) + 32
-        if secret is None or not data.startswith(_MAGIC) or not hmac.compare_digest(
-                data[len(_MAGIC):head], hmac.digest(secret, memoryview(data)[head:], "sha256")):
-            return None
+        or anything in it is not of the expected shape (derived data: the caller
+        builds it again). Nothing in the file is run: it is parsed as JSON and checked
+        field by field (``graph.persist``)."""
         with gc_paused():
-            try:
-                fmt, version, stored_key, graph = pickle.loads(memoryview(data)[head:])  # signed by us
-            except Exception:  # a damaged file: build again
-                return None
-        if (fmt, version, stored_key) != (GRAPH_FORMAT, __version__, key) or not isinstance(graph, cls):
+            parts = persist.load(path, key)
+        if parts is None:
             return None
+        graph = cls.__new__(cls)
+        graph._assemble(*parts)
         return graph
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..graph import Graph
-from ..graph_store import graph_for_store, saved_graph_path, store_key
+from ..graph_store import graph_for_store, save_graph, saved_graph_path, store_key
 from .model import FileModel, SymRow
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class GraphCache:
                 return
             self._unsaved = None
             try:
-                unsaved[0].save(path, unsaved[1])
+                save_graph(unsaved[0], path, unsaved[1])
             except OSError as exc:
                 log.info("codeloupe: cannot save the call graph to %s: %s", path, exc)
 
