@@ -41,6 +41,9 @@ def _env_number(name: str, kind: type[int] | type[float], least: float) -> int |
 
 @dataclass
 class Settings:
+    """What the engine is told: the model and how it is run, where the index is, which files
+    it holds, parse workers, and the ``ask`` endpoint and its limits."""
+
     model: str = DEFAULT_MODEL  # "default" (bundled all-MiniLM-L6-v2), a hub name or a path
     max_tokens: int = 256  # model input cut-off; 256 measured the best speed/quality trade
     # "torch" (sentence-transformers) or "onnx" (onnxruntime, int8 weights; the
@@ -69,6 +72,8 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
+        """The defaults, then the ``CODELOUPE_*`` environment variables, then the
+        ``overrides`` that are not None (command-line flags)."""
         s = cls()
         if os.environ.get("CODELOUPE_MODEL"):
             s.model = os.environ["CODELOUPE_MODEL"]

@@ -71,7 +71,8 @@ LOCK_FILE = "lock"
 
 
 class IndexError_(CodeloupeError, RuntimeError):
-    pass
+    """A folder the index cannot take: the root is not a folder, or a buffer's file has no
+    language."""
 
 
 def _lock_holder(fd: int) -> str:
@@ -86,6 +87,9 @@ def _lock_holder(fd: int) -> str:
 
 @dataclass
 class IndexReport:
+    """What one index run did: files parsed, unchanged, deleted and skipped (by reason),
+    symbols written, texts embedded or reused, and how long it took."""
+
     files: int = 0
     files_parsed: int = 0
     files_unchanged: int = 0
@@ -103,6 +107,7 @@ class IndexReport:
     rebuilt: str | None = None
 
     def as_dict(self) -> dict[str, object]:
+        """Every field, as ``--json`` and the server's status report it."""
         return dict(self.__dict__)
 
 
@@ -193,6 +198,7 @@ class Index:
 
     @property
     def embedder(self) -> Embedder:
+        """The embedding model, loaded on first use (once, whichever thread asks first)."""
         if self._embedder is None:
             # the language server embeds in one thread and searches in another: load once
             with self._embedder_lock:
@@ -202,6 +208,8 @@ class Index:
 
     @property
     def max_tokens(self) -> int:
+        """The token cut-off of embedded texts: the loaded model's, else the settings'
+        (without loading the model)."""
         return self._embedder.max_tokens if self._embedder else self.settings.max_tokens
 
     # --- locking -----------------------------------------------------------------
@@ -579,6 +587,8 @@ class Index:
         return report
 
     def status(self) -> dict[str, object]:
+        """What the index holds (``Upkeep.stats``) with its root, location, size on disk and
+        last update; a note when a foreign index folder was ignored."""
         st = self.store.stats()
         st["root"] = str(self.root)
         st["index"] = self.store.uri

@@ -58,6 +58,7 @@ class IndexFolder:
 
 
 def is_remote(uri: str) -> bool:
+    """Object storage (``s3://...``), not a local folder (a path or ``file://``)."""
     return "://" in uri and not uri.startswith("file://")
 
 

@@ -65,6 +65,9 @@ class Reference:
 
 @dataclass(slots=True)
 class FileExtraction:
+    """What extracting one file gives: its symbols, its references, and how many syntax
+    errors the tree had."""
+
     path: str
     language: str
     symbols: list[Symbol]

@@ -76,6 +76,8 @@ _CONTROL_SHARE = 0.05
 
 @dataclass(slots=True)
 class ScannedFile:
+    """A file the scan found to index: where it is, its stat and its language."""
+
     path: str  # relative, "/"-separated
     abspath: Path
     size: int
@@ -85,10 +87,13 @@ class ScannedFile:
 
 @dataclass
 class ScanResult:
+    """The files to index, and how many were skipped for each reason."""
+
     files: list[ScannedFile] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # reason → count
 
     def skip(self, reason: str) -> None:
+        """Count one file skipped for ``reason``."""
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
@@ -127,6 +132,8 @@ class Ignorer:
         self.specs: list[tuple[str, GitIgnoreSpec]] = [("", root_spec)] if root_spec else []
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
+        """Is the path excluded: by the exclude globs, else by the nearest ignore file that
+        has a rule for it?"""
         target = rel + "/" if is_dir else rel
         if self.extra is not None and self.extra.match_file(target):
             return True

@@ -36,11 +36,13 @@ _COLUMNS = [
 
 
 class SearchError(CodeloupeError, ValueError):
-    pass
+    """A search that cannot be run as asked (an unknown mode, ``k`` below 1)."""
 
 
 @dataclass
 class Hit:
+    """One search result: the symbol's place and names, and its fused score."""
+
     id: str
     path: str
     name: str
@@ -54,6 +56,8 @@ class Hit:
     snippet: str = ""
 
     def as_dict(self, snippet: bool = True) -> dict[str, object]:
+        """The result as ``--json`` and the server's search command report it (``snippet``:
+        with its snippet)."""
         d: dict[str, object] = {
             "path": self.path,
             "start_line": self.start_line,
@@ -71,12 +75,16 @@ class Hit:
 
 @dataclass
 class SearchResponse:
+    """The results of one query, how many symbols still wait for an embedding, and warnings
+    about signals that could not be used."""
+
     query: str
     results: list[Hit]
     pending_embeddings: int = 0
     warnings: list[str] = field(default_factory=list)  # a signal that could not be used, and why
 
     def as_dict(self, snippet: bool = True) -> dict[str, object]:
+        """The response as ``--json`` and the server's search command report it."""
         out: dict[str, object] = {
             "query": self.query,
             "results": [h.as_dict(snippet) for h in self.results],
@@ -129,6 +137,10 @@ def _glob_regex(pat: str) -> re.Pattern[str]:
 
 
 class Searcher:
+    """Hybrid search over one index: the vector and full-text lists fused by rank (RRF),
+    then an exact-name boost. Its own threads run the vector half (both vector columns)
+    beside the full-text half."""
+
     def __init__(self, index: Index) -> None:
         self.index = index
         self.store = index.store
@@ -159,6 +171,8 @@ class Searcher:
         kind: str | None = None,
         mode: str = "hybrid",
     ) -> SearchResponse:
+        """The ``k`` best symbols for the query, filtered by languages, a path glob and
+        kinds (each comma-separated); SearchError for an unknown mode or ``k`` below 1."""
         query = query.strip()
         if mode not in MODES:
             raise SearchError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")

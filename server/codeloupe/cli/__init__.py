@@ -39,6 +39,8 @@ def _err(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command line: the exit status (2 for a one-line error, 130 when interrupted);
+    the module of the command alone is imported."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

@@ -23,10 +23,12 @@ class CliError(CodeloupeError):
 
 
 def err(message: str) -> None:
+    """An error line on stderr (``codeloupe: error: ...``)."""
     sys.stderr.write(f"codeloupe: error: {message}\n")
 
 
 def note(message: str) -> None:
+    """A note line on stderr: what the user should hear beside the result."""
     sys.stderr.write(f"codeloupe: {message}\n")
 
 
@@ -94,6 +96,7 @@ def progress_reporter(enabled: bool = True) -> Iterator[object]:
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
+    """The engine settings of these flags, over the environment's (``Settings.from_env``)."""
     return Settings.from_env(model=args.model, embedding_backend=args.backend,
                              index_uri=args.index_uri,
                              index_generated=True if args.include_generated else None)

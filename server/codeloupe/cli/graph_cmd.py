@@ -16,7 +16,8 @@ from .common import out as _print
 
 
 class TargetError(Exception):
-    pass
+    """A target that names no symbol; one target's error in a batch, a ``CliError``
+    otherwise."""
 
 
 def load_graph(args: argparse.Namespace) -> Graph:
@@ -82,6 +83,8 @@ def _by_level(start: str, depth: int, visit: Callable[[str, int], Iterable[str]]
 
 def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
                min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
+    """Call sites into ``sym`` (with ``depth`` above 1: into its callers too, each row with
+    its level), edges below ``min_confidence`` left out."""
     out: list[dict[str, object]] = []
 
     def visit(node: str, level: int) -> list[str]:
@@ -102,6 +105,8 @@ def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
 
 def callees_of(graph: Graph, sym: SymbolInfo, depth: int,
                min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
+    """What ``sym`` calls, one row a callee with its call sites (with ``depth`` above 1:
+    their callees too, each row with its level)."""
     out: list[dict[str, object]] = []
 
     def visit(node: str, level: int) -> list[str]:
@@ -135,6 +140,8 @@ def _targets(args: argparse.Namespace) -> Iterable[str]:
 
 
 def run_calls(args: argparse.Namespace) -> int:
+    """``codeloupe calls``: callers and/or callees of each target; exit 2 when a target is
+    not found (in a batch, after the others)."""
     if args.depth < 1:
         raise CliError("--depth must be at least 1")
     want_callers = args.callers or args.both or not args.callees
@@ -198,6 +205,8 @@ def _print_calls(obj: dict) -> None:
 
 
 def run_path(args: argparse.Namespace) -> int:
+    """``codeloupe path``: the call chains from one target to another, at most ``--depth``
+    calls long."""
     graph = load_graph(args)
     ends = {}
     for label, target in (("from", args.source), ("to", args.dest)):
@@ -228,6 +237,8 @@ def run_path(args: argparse.Namespace) -> int:
 
 
 def run_graph(args: argparse.Namespace) -> int:
+    """``codeloupe graph``: how well the call graph resolved (per language), the most called
+    symbols, the widest callers and how many symbols nothing calls."""
     graph = load_graph(args)
     stats = graph.stats()
 

@@ -12,6 +12,8 @@ from .common import note, open_index, progress_reporter
 
 
 def run_index(args: argparse.Namespace) -> int:
+    """``codeloupe index``: bring the folder's index up to date (and embed what is pending
+    unless ``--no-embed``), then say what the run did."""
     index = open_index(args.root, args)
 
     def waiting(holder: str) -> None:

@@ -13,6 +13,8 @@ from .common import note, open_for_query
 
 
 def run_search(args: argparse.Namespace) -> int:
+    """``codeloupe search``: the query's results, or those of each line of stdin (``-``); a
+    ``--lang`` naming no language fails before the index is opened."""
     if args.lang:
         for part in args.lang.split(","):
             normalize_language(part)

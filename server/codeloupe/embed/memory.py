@@ -26,5 +26,6 @@ def tame_malloc() -> None:
 
 
 def trim() -> None:
+    """Give freed heap memory back to the system, once ``tame_malloc`` found glibc."""
     if _libc:
         _libc.malloc_trim(0)

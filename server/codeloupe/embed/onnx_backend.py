@@ -68,6 +68,8 @@ def require_onnxruntime() -> None:
 
 
 def cache_root() -> Path:
+    """Where exported ONNX models are kept: ``codeloupe/onnx`` in ``$XDG_CACHE_HOME``,
+    else in ``~/.cache``."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "codeloupe" / "onnx"
 
@@ -172,6 +174,9 @@ def _versions() -> str:
 
 
 def cache_key(location: Path, trust_remote_code: bool = False) -> str:
+    """The cache folder name of a model's export: a digest of its location, the export
+    tools' versions, ``trust_remote_code`` and its files' sizes and mtimes, so a changed
+    model or toolchain is exported again."""
     h = hashlib.sha256()
     h.update(str(location.resolve()).encode())
     h.update(f"\0{_versions()}\0remote={trust_remote_code}\0".encode())
@@ -351,6 +356,7 @@ class OnnxEmbedder:
         self.dim = int(self._run(["x"]).shape[1])
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text, special tokens in, cut at ``max_tokens``."""
         if not texts:
             return []
         with self._lock:
@@ -391,4 +397,6 @@ class OnnxEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
+        """The query's unit vector, run alone as every text is: the same vector as the same
+        text gets as a document."""
         return self._run([text])[0]

@@ -110,6 +110,8 @@ def search_text(symbol: Symbol) -> str:
 
 
 def embedding_key(model_id: str, text: str) -> str:
+    """The embedding cache key of a text under a model: a digest of both, so another model
+    or text never reuses a vector."""
     h = hashlib.blake2b(digest_size=16)
     h.update(model_id.encode("utf-8"))
     h.update(b"\0")

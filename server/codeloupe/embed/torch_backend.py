@@ -76,6 +76,7 @@ class SentenceTransformerEmbedder:
         self._tokenizer = self._model.tokenizer
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text, special tokens in, cut at ``max_tokens``."""
         if not texts:
             return []
         enc = self._tokenizer(
@@ -110,6 +111,7 @@ class SentenceTransformerEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
+        """The unit-length float32 vector of one query."""
         vec = self._model.encode(
             [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )

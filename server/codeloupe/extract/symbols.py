@@ -30,6 +30,7 @@ class FileUnit:
 
     @property
     def module_id(self) -> str:
+        """The id of the file's module unit (``path::<module>``)."""
         return f"{self.path}::{MODULE_NAME}"
 
 

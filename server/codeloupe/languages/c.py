@@ -26,6 +26,7 @@ class C(Language):
     })
 
     def names_file(self, source: str) -> bool:
+        """``#include "x.h"`` / ``<sys/x.h>``: a path or a source file's name."""
         return bool(INCLUDE_PATH.search(source))
 
 

@@ -40,6 +40,7 @@ class Java(Language):
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
                      original: str, depth: int) -> Any:
+        """``import a.b.C``: the class ``C`` of the package ``a.b`` (``package_import``)."""
         return package_import(ctx, source, original, depth)
 
 

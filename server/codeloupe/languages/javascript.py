@@ -73,6 +73,8 @@ class JavaScript(Language):
     })
 
     def star_module_path(self, source: str, path: str) -> str | None:
+        """The slash path of a relative module (``export * from './m'``); None for a
+        package."""
         return module_path(source, path)
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,

@@ -68,9 +68,12 @@ class Python(Language):
         return ".".join(parts) or stem
 
     def star_module_path(self, source: str, path: str) -> str | None:
+        """``from m import *``: the slash path of ``m``, relative imports resolved against
+        ``path``."""
         return module_path(source, path)
 
     def is_package_entry(self, path: str) -> bool:
+        """``__init__.py``: its package's submodules are its members."""
         return path.endswith("__init__.py")
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,

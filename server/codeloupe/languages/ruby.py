@@ -24,6 +24,7 @@ class Ruby(Language):
     includes_files = True
 
     def names_file(self, source: str) -> bool:
+        """Always: a ``require`` names a file."""
         return True  # `require 'x'` / `require_relative 'x'`: always a file
 
     def fact_target(self, name: str, receiver: str) -> tuple[str, str]:

@@ -29,6 +29,8 @@ class Rust(Language):
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
                      original: str, depth: int) -> Any:
+        """``use`` paths first (``_use``), else the default: definitions of the name in
+        files whose path looks like the source."""
         found = self._use(ctx, source, original, depth + 1)
         if found is not None:
             return found

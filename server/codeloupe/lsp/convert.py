@@ -34,26 +34,32 @@ SYMBOL_KINDS: dict[str, types.SymbolKind] = {
 
 
 def is_file_unit(sym: SymRow) -> bool:
+    """Is this the module unit of a file (its top-level code), not a definition?"""
     return sym.kind == "module" and sym.parent is None
 
 
 def symbol_kind(sym: SymRow) -> types.SymbolKind:
+    """The LSP kind of a symbol: File for a file's unit, Variable when unknown."""
     if is_file_unit(sym):
         return types.SymbolKind.File
     return SYMBOL_KINDS.get(sym.kind, types.SymbolKind.Variable)
 
 
 def symbol_range(ls: CodeloupeServer, lines: list[str], sym: SymRow) -> types.Range:
+    """The symbol's whole extent, in wire positions."""
     return ls.positions.range(lines, sym.start_line - 1, sym.start_col, sym.end_line - 1, sym.end_col)
 
 
 def selection_range(ls: CodeloupeServer, lines: list[str], sym: SymRow) -> types.Range:
+    """The symbol's name (``name_span``), in wire positions: what an editor selects and a
+    definition points at."""
     line0, c0, c1 = name_span(sym, lines)
     return ls.positions.range(lines, line0, c0, line0, c1)
 
 
 def location(ls: CodeloupeServer, folder: Folder, sym: SymRow,
              lines: list[str] | None = None) -> types.Location:
+    """The symbol's extent in its file (``lines``: its text, read here when None)."""
     lines = ls.lines(folder, sym.path) if lines is None else lines
     return types.Location(uri=ls.uri_of(folder, sym.path), range=symbol_range(ls, lines, sym))
 
@@ -70,6 +76,9 @@ class Found:
 
 
 async def at_position(ls: CodeloupeServer, uri: str, position: types.Position) -> Found | None:
+    """What the cursor is on once the document's edits are in the model: the reference there
+    and what it resolves to, else the definition whose name it is on; None outside every
+    folder or for a file not in the model."""
     ctx = await ls.document(uri)
     if ctx is None or ctx.model is None:
         return None
@@ -96,6 +105,8 @@ async def at_position(ls: CodeloupeServer, uri: str, position: types.Position) -
 
 
 def resolve_ref(snap: Snapshot, ref: dict) -> list[SymRow]:
+    """The symbols a reference resolves to: a call's edges from its site, else the symbols
+    of its name (an import's narrowed to files matching its source)."""
     ids: list[str] = []
     if ref["kind"] == "call":
         for edge in snap.graph.out_edges.get(ref["enclosing"], []):

@@ -87,6 +87,9 @@ class _Progress:
 
 async def index_folder(ls: CodeloupeServer, folder: Folder,
                        report_progress: bool = True) -> None:
+    """One index run of a folder: open (and repair) its index, sync its files, load the disk
+    into its model, write open buffers back over it, embed what is pending. A failure marks
+    the folder failed and is reported; a folder removed meanwhile just stops."""
     if ls.stopping.is_set() or _removed(ls, folder):
         return
     progress = _Progress(ls, folder)

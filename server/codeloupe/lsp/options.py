@@ -28,10 +28,11 @@ LOG_LEVELS = ("error", "warning", "info", "debug")
 
 
 class OptionError(ValueError):
-    pass
+    """A bad option or command argument; the message says what it must be."""
 
 
 def camel(name: str) -> str:
+    """A field's wire name: ``max_file_bytes`` → ``maxFileBytes``."""
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
@@ -81,6 +82,8 @@ def _strict_list(value: Any, _type: type) -> list[str]:
 
 
 def make_converter() -> cattrs.Converter:
+    """A cattrs converter that coerces no scalar: a value of the wrong JSON type (``"5"``
+    for an integer, ``1`` for a boolean) is an OptionError."""
     conv = cattrs.Converter()
     conv.register_structure_hook(int, _strict_int)
     conv.register_structure_hook(bool, _strict_bool)
@@ -260,6 +263,7 @@ class ServerOptions:
     log_level: str = field(default="warning", metadata={"check": _log_level})
 
     def settings(self) -> Settings:
+        """The engine settings of these options (what an index is opened with)."""
         return Settings(
             model=self.model,
             embedding_backend=self.embedding_backend,
@@ -273,6 +277,7 @@ class ServerOptions:
 
     @property
     def logging_level(self) -> int:
+        """``logLevel`` as a ``logging`` level."""
         return getattr(logging, self.log_level.upper(), logging.WARNING)
 
 
@@ -281,6 +286,8 @@ class ServerOptions:
 
 @dataclass
 class SearchArgs:
+    """Arguments of ``codeloupe.search``."""
+
     query: str
     k: int = field(default=10, metadata={"check": _between(1, MAX_K)})
     lang: str | None = None
@@ -293,17 +300,23 @@ class SearchArgs:
 
 @dataclass
 class StatusArgs:
+    """Arguments of ``codeloupe.status``: one folder, or all."""
+
     folder: str | None = None
 
 
 @dataclass
 class ReindexArgs:
+    """Arguments of ``codeloupe.reindex``."""
+
     folder: str | None = None  # default: every folder
     wait: bool = False  # answer when the index is up to date (symbols and embeddings)
 
 
 @dataclass
 class CallChainArgs:
+    """Arguments of ``codeloupe.callChain``."""
+
     from_: str  # a symbol id ("src/a.py::Client.fetch"), qualified name or name
     to: str
     max_depth: int = field(default=6, metadata={"check": _between(1, MAX_DEPTH)})
@@ -315,6 +328,8 @@ class CallChainArgs:
 
 @dataclass
 class AskArgs:
+    """Arguments of ``codeloupe.ask``."""
+
     question: str
     folder: str | None = None  # a workspace folder URI; default: the first folder
     context_tokens: int | None = field(default=None, metadata={"check": _optional(_context_tokens)})

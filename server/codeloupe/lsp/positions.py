@@ -43,10 +43,14 @@ def disk_lines(root: Path, rel: str, max_bytes: int | None = None) -> list[str]:
 
 
 class Converter:
+    """Store positions to wire positions and back, in the client's position encoding;
+    non-ASCII lines alone are converted."""
+
     def __init__(self, codec: PositionCodec) -> None:
         self.codec = codec
 
     def position(self, lines: list[str], line0: int, col: int) -> types.Position:
+        """The wire position of a 0-based line and code-point column (clamped at 0)."""
         if 0 <= line0 < len(lines):
             text = lines[line0]
             if not text.isascii():
@@ -54,6 +58,7 @@ class Converter:
         return types.Position(line=max(line0, 0), character=max(col, 0))
 
     def range(self, lines: list[str], line0: int, col0: int, line1: int, col1: int) -> types.Range:
+        """The wire range between two (0-based line, code-point column) positions."""
         return types.Range(start=self.position(lines, line0, col0), end=self.position(lines, line1, col1))
 
     def from_wire(self, lines: list[str], pos: types.Position) -> tuple[int, int]:

@@ -36,6 +36,7 @@ CLIENT_ANSWER_WAIT_S = 60.0  # for the client's answer to a request of ours
 
 
 def uri_to_path(uri: str) -> Path | None:
+    """The local path of a ``file://`` URI; None for any other scheme."""
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         return None
@@ -102,6 +103,8 @@ class CodeloupeServer(WireIO, LanguageServer):
     # --- executors ---------------------------------------------------------------------
 
     async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn`` in the writer thread that belongs to no folder (a folder's index
+        writes go through ``write_in``)."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.writer, functools.partial(fn, *args, **kwargs))
 
@@ -112,10 +115,13 @@ class CodeloupeServer(WireIO, LanguageServer):
         return await loop.run_in_executor(folder.writer(), functools.partial(fn, *args, **kwargs))
 
     async def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn`` in a reader thread (a store read, a graph update)."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.readers, functools.partial(fn, *args, **kwargs))
 
     async def parse(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` in the parser thread (a buffer's re-extraction, never behind a slow
+        query)."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.parser, functools.partial(fn, *args))
 
@@ -228,6 +234,7 @@ class CodeloupeServer(WireIO, LanguageServer):
         return self.folders.get(str(folder.root)) is folder
 
     def uri_of(self, folder: Folder, rel: str) -> str:
+        """The ``file://`` URI of a file of the folder."""
         return (folder.root / rel).as_uri()
 
     def lines(self, folder: Folder, rel: str) -> list[str]:
@@ -251,6 +258,7 @@ class CodeloupeServer(WireIO, LanguageServer):
 
     @property
     def positions(self) -> Converter:
+        """A converter in the position encoding agreed with the client."""
         return Converter(self.workspace.position_codec)
 
     async def settle(self, uri: str | None = None) -> None:
@@ -305,6 +313,7 @@ class CodeloupeServer(WireIO, LanguageServer):
         return await asyncio.wait_for(request, CLIENT_ANSWER_WAIT_S)
 
     def message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """Show the user a ``codeloupe:`` message (a warning by default)."""
         self.window_show_message(types.ShowMessageParams(type=kind, message=f"codeloupe: {text}"))
 
 

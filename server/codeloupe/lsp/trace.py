@@ -27,6 +27,7 @@ _events: list[tuple[float, str, str, str, float]] = []
 
 
 def mark(event: str, detail: str = "") -> None:
+    """Record an event (when tracing); the file gets it at ``dump``."""
     if ENABLED:
         _events.append((time.perf_counter(), threading.current_thread().name, event, detail,
                         time.thread_time()))
@@ -62,6 +63,8 @@ def install(ls: CodeloupeServer) -> None:
 
 
 def dump() -> None:
+    """Write the marks to the trace file (when tracing); a file that cannot be written is
+    given up on silently."""
     if not ENABLED or PATH is None:
         return
     try:

@@ -240,12 +240,14 @@ class Store(Rows, Vectors, Upkeep):
 
 
     def touch(self, **values: str) -> None:
+        """Record an update now, with these meta values (the skip counts)."""
         self._meta["updated"] = str(time.time())
         self._meta.update(values)
         self._write_meta(self._meta)
 
     @property
     def updated_at(self) -> float | None:
+        """When the index was last updated (epoch seconds); None if never."""
         value = self._meta.get("updated")
         return float(value) if value else None
 
@@ -256,6 +258,8 @@ class Store(Rows, Vectors, Upkeep):
 
     @property
     def created(self) -> str:
+        """When the index was created (epoch seconds as text; a rebuild makes a new one);
+        part of ``store_key``."""
         return str(self._meta.get("created", ""))
 
     @property

@@ -30,20 +30,24 @@ class Rows:
 
     @guarded(FILES)
     def load_files(self) -> dict[str, FileRow]:
+        """Every files row, by path."""
         table = self.files.to_arrow()
         return {row["path"]: FileRow(**row) for row in table.to_pylist()}
 
     @guarded(FILES)
     def file_row(self, path: str) -> FileRow | None:
+        """The files row of one path; None when the file is not indexed."""
         rows = self.files.search().where(sql_in("path", [path])).limit(1).to_list()
         return FileRow(**rows[0]) if rows else None
 
     @guarded(FILES)
     def file_paths(self) -> list[str]:
+        """The path of every indexed file."""
         return self.files.search().select(["path"]).limit(None).to_arrow().column("path").to_pylist()
 
     @guarded(FILES)
     def file_count(self) -> int:
+        """How many files the index holds."""
         return self.files.count_rows()
 
     @guarded(FILES)
@@ -94,6 +98,7 @@ class Rows:
 
     @guarded(SYMBOLS)
     def symbol_count(self) -> int:
+        """How many symbols the index holds."""
         return self.symbols.count_rows()
 
     @guarded(SYMBOLS)

@@ -15,6 +15,8 @@ META = "meta"
 
 
 def symbols_schema(dim: int) -> pa.Schema:
+    """The symbols table: a symbol's place and names, its texts (to embed, to search, to
+    show) and its two vectors of ``dim`` floats."""
     return pa.schema(
         [
             pa.field("id", pa.string(), nullable=False),
@@ -77,6 +79,7 @@ META_SCHEMA = pa.schema([pa.field("key", pa.string()), pa.field("value", pa.stri
 
 
 def cache_schema(dim: int) -> pa.Schema:
+    """The embedding cache: a vector of ``dim`` floats by ``embedding_key``."""
     return pa.schema(
         [pa.field("key", pa.string(), nullable=False), pa.field("vector", pa.list_(pa.float32(), dim))]
     )
@@ -84,6 +87,9 @@ def cache_schema(dim: int) -> pa.Schema:
 
 @dataclass
 class FileRow:
+    """One file of the index: its stat and content hash (what a scan compares), language,
+    symbol and syntax error counts, and when it was indexed."""
+
     path: str
     size: int
     mtime_ns: int

@@ -14,6 +14,8 @@ def sql_literal(value: str) -> str:
 
 
 def sql_in(column: str, values: Iterable[str]) -> str:
+    """``column IN (...)`` of escaped literals; ``false`` when there are none (a long list
+    goes in ``chunks``, one call each)."""
     vals = list(values)
     if not vals:
         return "false"
@@ -21,6 +23,7 @@ def sql_in(column: str, values: Iterable[str]) -> str:
 
 
 def chunks(values: Sequence[str], size: int = IN_CHUNK) -> Iterator[Sequence[str]]:
+    """Slices of at most ``size`` values: one ``IN`` list each."""
     for i in range(0, len(values), size):
         yield values[i : i + size]
 
@@ -34,6 +37,7 @@ class SymbolFilter:
     paths: tuple[str, ...] | None = None  # None: any path; (): none
 
     def where(self) -> str | None:
+        """The filter as a SQL predicate; None when it lets every symbol through."""
         clauses = []
         if self.languages:
             clauses.append(sql_in("language", self.languages))

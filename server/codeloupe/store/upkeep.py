@@ -197,6 +197,8 @@ class Upkeep:
 
     @guarded(SYMBOLS)
     def maybe_optimize(self, threshold: int = 500) -> bool:
+        """Optimize when the full-text index misses over ``threshold`` rows or the symbols
+        table has over 64 fragments; True when it did."""
         fragments = self.symbols.stats()["fragment_stats"]["num_fragments"]
         if self.unindexed_rows() > threshold or fragments > 64:
             self.optimize()
@@ -207,6 +209,8 @@ class Upkeep:
 
     @guarded(FILES)
     def stats(self) -> dict[str, object]:
+        """What the index holds: files, symbols, pending embeddings, files per language,
+        skip counts, model id and schema version."""
         langs = self.files.search().select(["language"]).limit(None).to_arrow()
         counts: dict[str, int] = {}
         for lang in langs.column("language").to_pylist():

@@ -31,6 +31,7 @@ class Vectors:
 
     @guarded("embedding cache")
     def cached_vectors(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached vectors of these keys, those found (none without a cache table)."""
         found: dict[str, np.ndarray] = {}
         if self.cache is None:
             return found
@@ -70,6 +71,7 @@ class Vectors:
         return count
 
     def count_embedded(self) -> int:
+        """How many symbols have their vectors."""
         return self.symbol_count() - self.count_pending()
 
     def _vector_array(self, vectors: np.ndarray) -> pa.FixedSizeListArray:

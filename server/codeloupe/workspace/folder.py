@@ -142,9 +142,11 @@ class Folder:
     # --- the model --------------------------------------------------------------------
 
     def file(self, rel: str) -> FileModel | None:
+        """One file's model: the open buffer's, else the disk's; None if neither."""
         return self.live.get(rel) or self.disk.get(rel)
 
     def files(self) -> list[FileModel]:
+        """Every file's model, open buffers over the disk's."""
         merged = dict(self.disk)
         merged.update(self.live)
         return list(merged.values())
@@ -167,10 +169,13 @@ class Folder:
         self.generation += 1
 
     def set_live(self, model: FileModel) -> None:
+        """Put an open buffer's model over the disk's (a new generation)."""
         self.live = {**self.live, model.path: model}
         self.generation += 1
 
     def drop_live(self, rel: str) -> None:
+        """Drop an open buffer's model, the disk's showing again (a new generation when
+        there was one)."""
         if rel in self.live:
             self.live = {p: m for p, m in self.live.items() if p != rel}
             self.generation += 1
@@ -186,6 +191,7 @@ class Folder:
         return self.graphs.snapshot(self.generation, self.disk, self.live, self.disk_key)
 
     def counts(self) -> dict[str, int]:
+        """Files, symbols and open buffers in the model."""
         files = self.files()
         return {"files": len(files), "symbols": sum(len(f.symbols) for f in files),
                 "open_buffers": len(self.live)}

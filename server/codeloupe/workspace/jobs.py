@@ -17,12 +17,16 @@ T = TypeVar("T")
 
 
 class Jobs(ThreadPoolExecutor):
+    """A thread pool that keeps its unfinished futures, so it can be stopped without waiting
+    for what is queued (``stop``)."""
+
     def __init__(self, workers: int, name: str) -> None:
         super().__init__(workers, thread_name_prefix=name)
         self._unfinished: set[Future[Any]] = set()
         self._guard = threading.Lock()
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        """Queue ``fn``, remembered until it is done."""
         fut = super().submit(fn, *args, **kwargs)
         with self._guard:
             self._unfinished.add(fut)
@@ -35,6 +39,7 @@ class Jobs(ThreadPoolExecutor):
 
     @property
     def busy(self) -> bool:
+        """Is a job queued or running?"""
         with self._guard:
             return any(not f.done() for f in self._unfinished)
 

@@ -35,6 +35,7 @@ class SymRow:
     end_col: int
 
     def info(self) -> SymbolInfo:
+        """The graph's view of the symbol."""
         return SymbolInfo(self.id, self.path, self.name, self.qualified_name, self.kind,
                           self.parent, self.start_line, self.end_line, self.language)
 
@@ -86,6 +87,8 @@ class FileModel:
     infos: tuple[SymbolInfo, ...] | None = field(default=None, compare=False, repr=False)
 
     def symbol_infos(self) -> list[SymbolInfo]:
+        """The graph's view of the symbols, in order (made now when the model was not made
+        with them)."""
         return list(self.infos) if self.infos is not None else [s.info() for s in self.symbols]
 
     @classmethod
@@ -116,6 +119,8 @@ class FileModel:
 
     @staticmethod
     def group_rows(symbol_rows: list[dict], ref_rows: list[dict]) -> dict[str, FileModel]:
+        """Models of the store's symbol and reference rows, by path; symbols in source
+        order."""
         syms: dict[str, list[SymRow]] = {}
         refs: dict[str, list[dict]] = {}
         for row in symbol_rows:
@@ -153,6 +158,7 @@ def name_span(sym: SymRow, lines: list[str]) -> tuple[int, int, int]:
 
 
 def contains(sym: SymRow, line1: int, col: int) -> bool:
+    """Is the position (1-based line, code-point column) within the symbol?"""
     if line1 < sym.start_line or line1 > sym.end_line:
         return False
     if line1 == sym.start_line and col < sym.start_col:
@@ -161,6 +167,8 @@ def contains(sym: SymRow, line1: int, col: int) -> bool:
 
 
 def ref_at(fm: FileModel, line1: int, col: int) -> dict | None:
+    """The reference whose name is at the position (1-based line, code-point column); None
+    if none."""
     for r in fm.refs:
         if r["line"] == line1 and r["col"] <= col <= r["col"] + len(r["name"]):
             return r
@@ -168,6 +176,8 @@ def ref_at(fm: FileModel, line1: int, col: int) -> dict | None:
 
 
 def innermost(fm: FileModel, line1: int, col: int, *, modules: bool = False) -> SymRow | None:
+    """The innermost symbol around the position (1-based line, code-point column), file
+    units left out unless ``modules``; None if none."""
     best: SymRow | None = None
     for s in fm.symbols:
         if not modules and s.kind == "module" and s.parent is None:

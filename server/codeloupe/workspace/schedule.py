@@ -61,6 +61,7 @@ class Debouncer:
             fn()
 
     def cancel_all(self) -> None:
+        """Drop every pending job, of every kind."""
         for timer, _ in self._timers.values():
             timer.cancel()
         self._timers.clear()
@@ -83,6 +84,8 @@ class Serial:
         self._latest: dict[Key, asyncio.Future[Any]] = {}
 
     def track(self, key: Key, job: asyncio.Future[Any], what: str) -> asyncio.Future[Any]:
+        """Make ``job`` the key's latest without waiting for the one before; a failure is
+        logged as ``what``."""
         self._latest[key] = job
         job.add_done_callback(lambda f: self._done(key, f, what))
         return job
@@ -99,9 +102,11 @@ class Serial:
         return self.track(key, asyncio.ensure_future(run()), what)
 
     def latest(self, key: Key) -> asyncio.Future[Any] | None:
+        """The key's latest job; None once it has ended or was forgotten."""
         return self._latest.get(key)
 
     def forget(self, key: Key) -> None:
+        """Stop tracking the key's latest job (it still runs)."""
         self._latest.pop(key, None)
 
     async def settle(self, kind: Hashable, key: Key | None = None) -> None:
@@ -114,10 +119,12 @@ class Serial:
             await asyncio.gather(*jobs, return_exceptions=True)
 
     def cancel(self, kind: Hashable) -> None:
+        """Cancel the latest job of every key of this kind."""
         for key in [k for k in self._latest if k[0] == kind]:
             self._latest.pop(key).cancel()
 
     def pending(self, kind: Hashable) -> int:
+        """How many keys of this kind have a job that has not ended."""
         return sum(1 for k, job in self._latest.items() if k[0] == kind and not job.done())
 
     def _done(self, key: Key, job: asyncio.Future[Any], what: str) -> None:

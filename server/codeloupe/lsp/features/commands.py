@@ -165,6 +165,8 @@ async def status(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
 
 
 async def reindex(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """``codeloupe.reindex``: schedule an index run of one folder, or of all; with ``wait``,
+    answer once the runs have ended."""
     a = _args(ReindexArgs, REINDEX, args, optional=True)
     folders = [_folder(ls, a.folder, REINDEX)] if a.folder else list(ls.folders.values())
     tasks = [schedule_index(ls, f) for f in folders]

@@ -22,6 +22,8 @@ def _site_range(ls: CodeloupeServer, lines: list[str], edge: Edge) -> types.Rang
 
 
 async def definition(ls: CodeloupeServer, params: types.DefinitionParams) -> list[types.Location]:
+    """The name of each symbol the cursor names (a definition, or what a reference resolves
+    to)."""
     found = await at_position(ls, params.text_document.uri, params.position)
     if found is None:
         return []
@@ -34,6 +36,8 @@ def _name_location(ls: CodeloupeServer, folder: Folder, s: SymRow) -> types.Loca
 
 
 async def references(ls: CodeloupeServer, params: types.ReferenceParams) -> list[types.Location]:
+    """The call sites into what the cursor names (edges with at least
+    ``callHierarchyMinConfidence``), and its definition when the client asks."""
     found = await at_position(ls, params.text_document.uri, params.position)
     if found is None:
         return []
@@ -74,6 +78,8 @@ def _item(ls: CodeloupeServer, folder: Folder, s: SymRow) -> types.CallHierarchy
 async def prepare_call_hierarchy(
     ls: CodeloupeServer, params: types.CallHierarchyPrepareParams
 ) -> list[types.CallHierarchyItem] | None:
+    """Call hierarchy items of what the cursor names, else of the symbol around it; None
+    when there is neither."""
     mark("prepare-start")
     found = await at_position(ls, params.text_document.uri, params.position)
     if found is None:
@@ -121,6 +127,8 @@ def _grouped(edges: list[Edge], key) -> dict[str, list[Edge]]:
 async def incoming_calls(
     ls: CodeloupeServer, params: types.CallHierarchyIncomingCallsParams
 ) -> list[types.CallHierarchyIncomingCall] | None:
+    """The item's callers, each with its call sites into it (edges with at least
+    ``callHierarchyMinConfidence``)."""
     mark("incoming-start")
     found = await _item_symbol(ls, params.item)
     if found is None:
@@ -145,6 +153,8 @@ async def incoming_calls(
 async def outgoing_calls(
     ls: CodeloupeServer, params: types.CallHierarchyOutgoingCallsParams
 ) -> list[types.CallHierarchyOutgoingCall] | None:
+    """What the item calls, each callee with its call sites in the item (edges with at least
+    ``callHierarchyMinConfidence``)."""
     found = await _item_symbol(ls, params.item)
     if found is None:
         return None

@@ -64,6 +64,8 @@ def _plural(n: int, word: str) -> str:
 
 
 async def hover(ls: CodeloupeServer, params: types.HoverParams) -> types.Hover | None:
+    """Markdown of up to three symbols the cursor names: signature, doc, callers and
+    callees; for the first, when a function, its related functions too."""
     found = await at_position(ls, params.text_document.uri, params.position)
     if found is None or not found.targets:
         return None

@@ -32,6 +32,8 @@ def callers_title(n: int, by_name: int = 0) -> str:
 
 
 async def code_lens(ls: CodeloupeServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    """A lens on each function, method and constructor of the document: its callers at
+    ``callHierarchyMinConfidence``, and how many more by name."""
     ctx = await ls.document(params.text_document.uri)
     if ctx is None:
         return None

@@ -58,6 +58,8 @@ def apply_options(ls: CodeloupeServer, init: object, section: object = None) -> 
 
 
 def initialize(ls: CodeloupeServer, params: types.InitializeParams) -> None:
+    """Read the options and take the workspace folders (the root URI when the client names
+    none); indexing starts at ``initialized``."""
     ls.loop = asyncio.get_running_loop()
     use_buffer_documents(ls.workspace)  # pygls made it just now
     ls.init_options = params.initialization_options
@@ -70,6 +72,8 @@ def initialize(ls: CodeloupeServer, params: types.InitializeParams) -> None:
 
 
 def add_folder(ls: CodeloupeServer, wf: types.WorkspaceFolder) -> Folder | None:
+    """Take a workspace folder; None when it is not a local folder (a problem to report) or
+    is taken already."""
     path = uri_to_path(wf.uri)
     if path is None or not path.is_dir():
         ls.option_problems.append(f"workspace folder {wf.uri} is not a local folder; skipped")
@@ -142,6 +146,8 @@ async def pull_settings(ls: CodeloupeServer) -> object:
 
 
 async def initialized(ls: CodeloupeServer, params: types.InitializedParams) -> None:
+    """Pull the client's settings, report the options' problems, start every folder's index
+    run and ask for file watchers."""
     section = await pull_settings(ls)
     if section:
         ls.option_problems += apply_options(ls, ls.init_options, section)

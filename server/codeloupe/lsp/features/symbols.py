@@ -23,6 +23,8 @@ SEMANTIC_FALLBACK_K = 20
 async def document_symbol(
     ls: CodeloupeServer, params: types.DocumentSymbolParams
 ) -> list[types.DocumentSymbol] | list[types.SymbolInformation] | None:
+    """The document's symbols: nested when the client supports it, else a flat list with
+    container names."""
     ctx = await ls.document(params.text_document.uri)
     if ctx is None:
         return None
@@ -99,6 +101,8 @@ def fuzzy_score(query: str, name: str) -> float:
 async def workspace_symbol(
     ls: CodeloupeServer, params: types.WorkspaceSymbolParams
 ) -> list[types.WorkspaceSymbol]:
+    """Symbols of every folder whose name fuzzily matches the query, best first; a query
+    with spaces that matches none falls back to semantic search."""
     await ls.settle()
     query = params.query.strip()
     scored: list[tuple[float, Folder, SymRow]] = []

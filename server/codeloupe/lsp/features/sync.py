@@ -16,16 +16,20 @@ if TYPE_CHECKING:
 
 
 def did_open(ls: CodeloupeServer, params: types.DidOpenTextDocumentParams) -> None:
+    """Parse the opened buffer from scratch and extract it."""
     ls.trees.pop(params.text_document.uri, None)  # opened again: parse from scratch
     ls.too_large.pop(params.text_document.uri, None)
     schedule(ls, params.text_document.uri)
 
 
 def did_change(ls: CodeloupeServer, params: types.DidChangeTextDocumentParams) -> None:
+    """Re-extract the buffer (``buffers.schedule``)."""
     schedule(ls, params.text_document.uri)
 
 
 def did_save(ls: CodeloupeServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Once the buffer's updates are in, refresh the file from disk, the buffer staying
+    live."""
     located = ls.locate(params.text_document.uri)
     if located is None or ls.stopping.is_set():
         return
@@ -35,6 +39,8 @@ def did_save(ls: CodeloupeServer, params: types.DidSaveTextDocumentParams) -> No
 
 
 def did_close(ls: CodeloupeServer, params: types.DidCloseTextDocumentParams) -> None:
+    """Drop the buffer's live model and per-document state; once its updates are in, the
+    file is refreshed from disk."""
     uri = params.text_document.uri
     located = ls.locate(uri)
     if located is None or ls.stopping.is_set():

@@ -31,6 +31,7 @@ class BufferDocument(TextDocument):
 
     @property
     def lines(self) -> tuple[str, ...]:
+        """The text's lines, ends kept: split once per version of the text."""
         source = self.source
         split = self._split
         if split is not None and split[0] is source:

@@ -45,12 +45,15 @@ class PipeReader:
         self.stream = stream
 
     async def readline(self) -> bytes:
+        """The next line, b"" at the end of input; a line over the stream's limit comes back
+        as a placeholder header line."""
         try:
             return await self.stream.readline()
         except ValueError:  # LimitOverrunError: asyncio dropped the line (or its start)
             return b"<a header line too long>\r\n"
 
     async def readexactly(self, n: int) -> bytes:
+        """``n`` bytes, or b"" when the input ends first."""
         try:
             return await self.stream.readexactly(n)
         except asyncio.IncompleteReadError:
@@ -103,7 +106,10 @@ class WireIO:
     _stop_event: threading.Event
     _server: Any
 
-    def shutdown(self) -> None: ...  # pygls's
+    def shutdown(self) -> None:
+        """Declares pygls's ``shutdown`` for the type checker; but this class comes first in
+        the MRO, so this no-op is what ``self.shutdown()`` runs (pygls's never does)."""
+        ...  # pygls's
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         stdin = stdin or sys.stdin.buffer
