@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +125,45 @@ def test_unreadable_index_is_rebuilt_with_a_message(tmp_path: Path) -> None:
 
 
 _ = SAMPLE_REPO
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _connect(port: int, proc: subprocess.Popen) -> socket.socket:
+    """A connection to the server once it listens (or the test fails if it died)."""
+    while proc.poll() is None:
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=60)
+        except ConnectionRefusedError:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.05)  # not listening yet: wait on the process meanwhile
+    raise AssertionError(f"the server exited with {proc.returncode} before listening")
+
+
+def test_a_tcp_server_ends_when_its_client_disconnects(repo: Path) -> None:
+    """`serve --tcp`: one client; when it goes away the server stops listening and exits
+    (pygls's shutdown runs: a stub of it once hid it and the server stayed forever)."""
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "codeloupe", "serve", "--tcp", f"127.0.0.1:{port}"],
+                            env=ENV, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        conn = _connect(port, proc)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+        conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        reply = b""
+        while b'"id":1' not in reply.replace(b" ", b""):
+            chunk = conn.recv(65536)
+            assert chunk, "the connection closed before the initialize answer"
+            reply += chunk
+        assert b'"codeloupe"' in reply
+        conn.close()  # no shutdown, no exit: the client is gone
+        assert proc.wait(timeout=120) == 0, proc.stderr.read().decode() if proc.stderr else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -17,7 +17,7 @@ import os
 import stat
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError
 from pygls.io_ import StdinAsyncReader, StdoutWriter
@@ -106,10 +106,11 @@ class WireIO:
     _stop_event: threading.Event
     _server: Any
 
-    def shutdown(self) -> None:
-        """Declares pygls's ``shutdown`` for the type checker; but this class comes first in
-        the MRO, so this no-op is what ``self.shutdown()`` runs (pygls's never does)."""
-        ...  # pygls's
+    if TYPE_CHECKING:
+        def shutdown(self) -> None:
+            """pygls's: set the stop event, shut its thread pool, close the TCP server.
+            Declared for the type checker only: a definition here would come first in
+            the MRO and hide it (a TCP server would then outlive its client)."""
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         stdin = stdin or sys.stdin.buffer
