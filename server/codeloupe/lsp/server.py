@@ -55,10 +55,9 @@ class DocContext:
 class CodeloupeServer(WireIO, LanguageServer):
     """State of one server: workspace folders with their indexes, settings, and the
     executors. Each folder has its own writer thread (``Folder.writer``) for
-    indexing, embedding and every LanceDB write of its index, in order; ``writer``
-    is for work that belongs to no folder; ``readers`` answers queries that read
-    the store or build the graph; ``parser`` re-extracts edited buffers, so a
-    keystroke never waits behind a slow query; ``loader`` loads embedding models
+    indexing, embedding and every LanceDB write of its index, in order; ``readers``
+    answers queries that read the store or build the graph; ``parser`` re-extracts
+    edited buffers, so a keystroke never waits behind a slow query; ``loader`` loads embedding models
     (seconds, and nothing to wait for at shutdown). None is pygls's own thread pool
     (which also reads stdin).
 
@@ -78,7 +77,6 @@ class CodeloupeServer(WireIO, LanguageServer):
         self.init_options: object = None  # as the client sent them
         self.folders: dict[str, Folder] = {}  # by root path
         self.retired: list[Jobs] = []  # writers of removed folders: their queued writes still run
-        self.writer = Jobs(1, "codeloupe-writer")
         self.readers = Jobs(2, "codeloupe-reader")
         self.parser = Jobs(1, "codeloupe-parser")
         self.loader = Jobs(1, "codeloupe-loader")
@@ -97,16 +95,8 @@ class CodeloupeServer(WireIO, LanguageServer):
         self.buffer_lines: dict[str, tuple[str, list[str]]] = {}  # uri → (text, its lines)
         # folder uri → (model generation, the graph update started for it)
         self.graph_updates: dict[str, tuple[int, asyncio.Future[Snapshot]]] = {}
-        # one Searcher an index (it owns a thread for the vector half of a hybrid query),
-        # gone with the index
 
     # --- executors ---------------------------------------------------------------------
-
-    async def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run ``fn`` in the writer thread that belongs to no folder (a folder's index
-        writes go through ``write_in``)."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.writer, functools.partial(fn, *args, **kwargs))
 
     async def write_in(self, folder: Folder, fn: Callable[..., T], *args: Any,
                        **kwargs: Any) -> T:
@@ -131,9 +121,9 @@ class CodeloupeServer(WireIO, LanguageServer):
         return await loop.run_in_executor(self.loader, functools.partial(fn, *args))
 
     async def snapshot(self, folder: Folder) -> Snapshot:
-        """The folder's call graph for its model as it is now (``FolderState.snapshot``):
+        """The folder's call graph for its model as it is now (``Folder.snapshot``):
         at once when it is made already; else from the graph update a change has
-        started (``sync._graph_now``), awaited here, when it is for this model; else
+        started (``buffers.graph_now``), awaited here, when it is for this model; else
         made in a reader thread. (Not a reader thread that waits on the one making
         it: two more hand-offs between threads a keystroke, each a wait for the GIL
         and the scheduler.)"""
@@ -163,7 +153,7 @@ class CodeloupeServer(WireIO, LanguageServer):
             pool.stop(0)
         deadline = time.monotonic() + timeout
         done = True
-        writers = [*(f.writer() for f in self.folders.values()), *self.retired, self.writer]
+        writers = [*(f.writer() for f in self.folders.values()), *self.retired]
         for pool in writers:
             done = pool.stop(max(deadline - time.monotonic(), 0)) and done
         return done
