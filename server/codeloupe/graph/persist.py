@@ -121,99 +121,118 @@ def dump(index: SymbolIndex, edges: EdgeIndex, memo: Memo, path: str | os.PathLi
 
 def encode(index: SymbolIndex, edges: EdgeIndex, memo: Memo, key: str) -> dict[str, Any]:
     """The plain-data document of a graph's state (the module docstring's format)."""
-    ids: dict[str, int] = {}
-    put = ids.setdefault
-
-    def s(text: str) -> int:
-        return put(text, len(ids))
-
-    def ns(text: str | None) -> int:
-        return -1 if text is None else put(text, len(ids))
-
-    syms = list(index.symbols.values())
-    symbols = {
-        "id": [s(x.id) for x in syms], "path": [s(x.path) for x in syms],
-        "name": [s(x.name) for x in syms], "qualified_name": [s(x.qualified_name) for x in syms],
-        "kind": [s(x.kind) for x in syms], "parent": [ns(x.parent) for x in syms],
-        "start_line": [x.start_line for x in syms], "end_line": [x.end_line for x in syms],
-        "language": [s(x.language) for x in syms],
-    }
-    facts = _encode_facts(index.facts, s)
-
-    target_ids: dict[Target, int] = {}
-    found_ids: dict[tuple, int] = {}
-    found_by_id: dict[int, int] = {}
-    found_size: list[int] = []
-    found_item: list[int] = []
-    dep_ids: dict[frozenset, int] = {}
-    dep_by_id: dict[int, int] = {}
-    dep_size: list[int] = []
-    dep_item: list[int] = []
-
-    def found_index(found: tuple[Target, ...] | list[Target]) -> int:
-        i = found_by_id.get(id(found))
-        if i is None:
-            t = tuple(found)
-            i = found_ids.get(t)
-            if i is None:
-                i = found_ids[t] = len(found_size)
-                found_size.append(len(t))
-                found_item.extend(target_ids.setdefault(x, len(target_ids)) for x in t)
-            if isinstance(found, tuple):  # a shared tuple (kept alive by the graph)
-                found_by_id[id(found)] = i
-        return i
-
-    def deps_index(keys: frozenset[str]) -> int:
-        i = dep_by_id.get(id(keys))
-        if i is None:
-            i = dep_ids.get(keys)
-            if i is None:
-                i = dep_ids[keys] = len(dep_size)
-                dep_size.append(len(keys))
-                dep_item.extend(s(k) for k in sorted(keys))
-            dep_by_id[id(keys)] = i
-        return i
-
-    cols: dict[str, list[int]] = {f: [] for f in _SITE_FIELDS}
-    named, site_edges, external, site_deps = edges.named, edges.site_edges, edges.external, edges.site_deps
-    values = memo.values
-    for path, sites in edges.sites.items():
-        p = s(path)
-        for site in sites:
-            found = named.get(site)
-            if found is None:
-                found = [Target(e.target, e.reason, e.confidence, e.ambiguous) for e in site_edges[site]]
-            deps = site_deps[site]
-            if isinstance(deps, tuple):  # its memo entry's key: the entry holds the keys
-                entry = values.get(deps)
-                if entry is None:
-                    raise OSError(f"call graph state is inconsistent: no memo entry for {site}")
-                keys, in_memo = entry[1], 1
-            else:
-                keys, in_memo = deps, 0
-            cols["path"].append(p)
-            cols["line"].append(site.line)
-            cols["col"].append(site.col)
-            cols["name"].append(s(site.name))
-            cols["receiver"].append(s(site.receiver))
-            cols["caller"].append(s(site.caller))
-            cols["found"].append(found_index(found))
-            cols["external"].append(1 if site in external else 0)
-            cols["deps"].append(deps_index(keys))
-            cols["memo"].append(in_memo)
-    targets = list(target_ids)
+    enc = _Encoder()
+    symbols = enc.symbols(list(index.symbols.values()))
+    facts = _encode_facts(index.facts, enc.string)
+    sites = enc.sites(edges, memo)
+    targets = list(enc.target_ids)
+    s = enc.string
     return {
         "magic": MAGIC, "format": FORMAT, "codeloupe": __version__, "key": key,
-        "strings": list(ids),
+        "strings": list(enc.ids),
         "symbols": symbols,
         "facts": facts,
         "targets": {"target": [s(t.target) for t in targets], "reason": [t.reason.value for t in targets],
                     "confidence": [float(t.confidence) for t in targets],
                     "ambiguous": [1 if t.ambiguous else 0 for t in targets]},
-        "found": {"size": found_size, "item": found_item},
-        "deps": {"size": dep_size, "item": dep_item},
-        "sites": cols,
+        "found": {"size": enc.found_size, "item": enc.found_item},
+        "deps": {"size": enc.dep_size, "item": enc.dep_item},
+        "sites": sites,
     }
+
+
+class _Encoder:
+    """The tables ``encode`` fills: strings, targets, target tuples and dependency-key
+    sets, each stored once and named by its index."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.target_ids: dict[Target, int] = {}
+        self.found_ids: dict[tuple, int] = {}
+        self.found_by_id: dict[int, int] = {}
+        self.found_size: list[int] = []
+        self.found_item: list[int] = []
+        self.dep_ids: dict[frozenset, int] = {}
+        self.dep_by_id: dict[int, int] = {}
+        self.dep_size: list[int] = []
+        self.dep_item: list[int] = []
+
+    def string(self, text: str) -> int:
+        """The index of a string in the string table."""
+        return self.ids.setdefault(text, len(self.ids))
+
+    def nullable(self, text: str | None) -> int:
+        """``string``, or -1 for None."""
+        return -1 if text is None else self.ids.setdefault(text, len(self.ids))
+
+    def symbols(self, syms: list[SymbolInfo]) -> dict[str, list]:
+        """The symbols table, one column a field."""
+        s, ns = self.string, self.nullable
+        return {
+            "id": [s(x.id) for x in syms], "path": [s(x.path) for x in syms],
+            "name": [s(x.name) for x in syms], "qualified_name": [s(x.qualified_name) for x in syms],
+            "kind": [s(x.kind) for x in syms], "parent": [ns(x.parent) for x in syms],
+            "start_line": [x.start_line for x in syms], "end_line": [x.end_line for x in syms],
+            "language": [s(x.language) for x in syms],
+        }
+
+    def found_index(self, found: tuple[Target, ...] | list[Target]) -> int:
+        """The index of a site's targets (one entry for every site sharing them)."""
+        i = self.found_by_id.get(id(found))
+        if i is None:
+            t = tuple(found)
+            i = self.found_ids.get(t)
+            if i is None:
+                i = self.found_ids[t] = len(self.found_size)
+                self.found_size.append(len(t))
+                self.found_item.extend(self.target_ids.setdefault(x, len(self.target_ids)) for x in t)
+            if isinstance(found, tuple):  # a shared tuple (kept alive by the graph)
+                self.found_by_id[id(found)] = i
+        return i
+
+    def deps_index(self, keys: frozenset[str]) -> int:
+        """The index of a set of dependency keys."""
+        i = self.dep_by_id.get(id(keys))
+        if i is None:
+            i = self.dep_ids.get(keys)
+            if i is None:
+                i = self.dep_ids[keys] = len(self.dep_size)
+                self.dep_size.append(len(keys))
+                self.dep_item.extend(self.string(k) for k in sorted(keys))
+            self.dep_by_id[id(keys)] = i
+        return i
+
+    def sites(self, edges: EdgeIndex, memo: Memo) -> dict[str, list[int]]:
+        """The call sites table: place, names, targets, dependency keys, one column a field."""
+        s = self.string
+        cols: dict[str, list[int]] = {f: [] for f in _SITE_FIELDS}
+        named, site_edges, external, site_deps = edges.named, edges.site_edges, edges.external, edges.site_deps
+        values = memo.values
+        for path, sites in edges.sites.items():
+            p = s(path)
+            for site in sites:
+                found = named.get(site)
+                if found is None:
+                    found = [Target(e.target, e.reason, e.confidence, e.ambiguous) for e in site_edges[site]]
+                deps = site_deps[site]
+                if isinstance(deps, tuple):  # its memo entry's key: the entry holds the keys
+                    entry = values.get(deps)
+                    if entry is None:
+                        raise OSError(f"call graph state is inconsistent: no memo entry for {site}")
+                    keys, in_memo = entry[1], 1
+                else:
+                    keys, in_memo = deps, 0
+                cols["path"].append(p)
+                cols["line"].append(site.line)
+                cols["col"].append(site.col)
+                cols["name"].append(s(site.name))
+                cols["receiver"].append(s(site.receiver))
+                cols["caller"].append(s(site.caller))
+                cols["found"].append(self.found_index(found))
+                cols["external"].append(1 if site in external else 0)
+                cols["deps"].append(self.deps_index(keys))
+                cols["memo"].append(in_memo)
+        return cols
 
 
 def _encode_facts(all_facts: dict[str, FileFacts], s: Any) -> dict[str, Any]:
