@@ -113,6 +113,8 @@ class Values(Imports):
         value = self._name_value(parts[0], path, scope, depth + 1, types_only=True)
         for part in parts[1:]:
             value = self._attr_value(value, part, False, depth + 1)
+        if value is not None and value.kind is MODULE:  # a module exporting an object whole
+            value = self.module_export(value.ids, depth + 1)
         if value is not None and value.kind is CLASS:
             return Value(INSTANCE, value.ids)
         if value is not None and value.kind is INSTANCE:
