@@ -495,6 +495,10 @@ class Values(Imports):
             return None
         if value == EXTERNAL:
             return EXTERNAL
+        if value.kind is MODULE:  # a module called: the class it exports whole
+            value = self.module_export(value.ids, depth + 1)
+            if value is None:
+                return None
         kind, ids = value
         if kind is CLASS:
             return Value(INSTANCE, ids)
