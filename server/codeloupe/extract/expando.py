@@ -40,7 +40,8 @@ class Expando:
     containers: dict[str, Def] = field(default_factory=dict)  # name → container definition
     function_containers: set[int] = field(default_factory=set)  # ids of containers that are functions
     facts: list[RawRef] = field(default_factory=list)  # assign facts (position-enclosed)
-    merges: list[tuple[str, Node, str, str]] = field(default_factory=list)  # (container, node, qualifier, name)
+    # (container at the top level or "", the argument, the variable merged into, the base)
+    merges: list[tuple[str, Node, str, str]] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)  # names assigned to module.exports
 
 
@@ -167,20 +168,24 @@ def _assignment(src: Source, stmt: Node, expr: Node, lang: Language,
     if name in lang.proto_properties:
         base = _object_name(src, right, lang)
         if base is not None:
-            found.merges.append((head[0], right, "", base))
+            found.merges.append((head[0], right, head[0], base))
         return
     if right.type in lang.function_nodes and prop.type == "property_identifier":
         pending.setdefault(head[0], []).append((stmt, right, name))
 
 
 def _merges(src: Source, root: Node, lang: Language, found: Expando) -> None:
-    """``Object.assign(X, Y, ...)`` and the like, anywhere in the file."""
+    """``Object.assign(X, Y, ...)`` and the like at the file's top level (a base of a
+    container); inside a function, the variable's fact only (so a definition
+    extracted alone, as ``buffer.splice`` does, gives the same facts)."""
     stack = [root]
     while stack:
         node = stack.pop()
         stack.extend(node.named_children)
         if node.type != "call_expression":
             continue
+        stmt = node.parent
+        top_level = stmt is not None and stmt.parent is not None and stmt.parent.id == root.id
         fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
         if fn is None or args is None or src.name_of(fn) not in lang.merge_calls:
             continue
@@ -191,7 +196,7 @@ def _merges(src: Source, root: Node, lang: Language, found: Expando) -> None:
         for arg in values[1:]:
             base = _object_name(src, arg, lang)
             if base is not None:
-                found.merges.append((target, arg, "", base))
+                found.merges.append((target if top_level else "", arg, target, base))
 
 
 def member_facts(path: str, lang: Language, found: Expando, module_id: str) -> tuple[list[RawRef], list[Reference]]:
@@ -203,13 +208,13 @@ def member_facts(path: str, lang: Language, found: Expando, module_id: str) -> t
     for name in dict.fromkeys(found.exports):
         if lang.exports_variable:
             done.append(Reference(path, "assign", lang.exports_variable, "", 0, 0, module_id, name[:FACT_LIMIT]))
-    for target, node, qualifier, base in found.merges:
+    for target, node, variable, base in found.merges:
         container = found.containers.get(target)
         if container is not None and container.symbol is not None:
             sp = node.start_point
-            done.append(Reference(path, "base", base, qualifier, sp[0] + 1, sp[1], container.symbol.id))
+            done.append(Reference(path, "base", base, "", sp[0] + 1, sp[1], container.symbol.id))
         else:
-            raw.append(("assign", node, target, "", base, ""))
+            raw.append(("assign", node, variable or target, "", base, ""))
     return raw, done
 
 
