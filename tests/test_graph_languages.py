@@ -52,6 +52,7 @@ CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
+JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 CASES = {
     "python": [
         (PT, "Transport.send", "write", 6, {f"{PT}::Transport.write"}, "self"),
@@ -128,6 +129,24 @@ CASES = {
         (RJ, "Registry.each.other", "label", 87, {f"{RJ}::Flag.label"}, "type"),
         # a callback over what a method returns, `@returns {Param[]}`
         (RJ, "Registry.show", "label", 111, {f"{RJ}::Param.label"}, "type"),
+        # CommonJS objects and prototypes (cjs/): `app.set = function set()` is `app.set`,
+        # `this` in it is `app`; another object's `set` is not a target
+        (JA, "app.init", "defaultConfiguration", 5, {f"{JA}::app.defaultConfiguration"}, "self"),
+        (JA, "app.defaultConfiguration", "set", 9, {f"{JA}::app.set"}, "self"),
+        (JA, "app.handle", "set", 18, {f"{JA}::app.set"}, "self"),  # an arrow function's `this`
+        (JR, "router.route", "set", 8, {f"{JR}::router.set"}, "type"),
+        # `View.prototype.render` is `View.render`; `new View()` types `v`
+        (JV, "View.render", "lookup", 10, {f"{JV}::View.lookup"}, "self"),
+        (JV, "preview", "View", 14, {f"{JV}::View"}, "local"),
+        (JV, "preview", "render", 15, {f"{JV}::View.render"}, "type"),
+        # through require: `module.exports = app` / `= View`; `mixin(app, proto)`
+        (JE, "createApplication", "init", 10, {f"{JA}::app.init"}, "import"),
+        (JE, "createApplication", "set", 11, {f"{JR}::router.set"}, "import"),
+        (JE, "createApplication", "View", 12, {f"{JV}::View"}, "import"),
+        (JE, "createApplication", "render", 13, {f"{JV}::View.render"}, "type"),
+        # members lent by `Object.assign(server, router)` and `logger.__proto__ = router`
+        (JE, "server.listen", "set", 21, {f"{JR}::router.set"}, "self"),
+        (JE, "logger.log", "route", 28, {f"{JR}::router.route"}, "self"),
     ],
     "java": [
         ("com/acme/net/Transport.java", "Transport.send", "write", 11,
@@ -329,6 +348,23 @@ def test_subscripts_and_unions() -> None:
     assert got == {f"{RJ}::Flag.label", f"{RJ}::Param.label"} and all(e.reason == "name" for e in edges)
     got, edges = targets(load("python"), PY, "pick", "count", 46)
     assert all(e.reason == "name" for e in edges)
+
+
+def test_commonjs_members_and_this() -> None:
+    """Methods assigned to an object or a prototype are its members, under their
+    object's name (an ES5 constructor a class, a plain object an object); `this` in a
+    plain callback nested in a member is not the object: only name candidates."""
+    g = load("javascript")
+    kinds = {i: g.symbols[i].kind for i in (f"{JA}::app", f"{JA}::app.set", f"{JV}::View",
+                                            f"{JV}::View.render", f"{JR}::router.route")}
+    assert kinds == {f"{JA}::app": "object", f"{JA}::app.set": "method", f"{JV}::View": "class",
+                     f"{JV}::View.render": "method", f"{JR}::router.route": "method"}
+    assert g.symbols[f"{JA}::app.set"].parent == f"{JA}::app"
+    got, edges = targets(g, JA, "app.handle", "set", 21)  # `function (item) { this.set() }`
+    assert got == {f"{JA}::app.set", f"{JR}::router.set"}
+    assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
+    callers = {e.site.caller for e in g.in_edges[f"{JA}::app.set"] if e.confidence >= DEFAULT_MIN_CONFIDENCE}
+    assert callers == {f"{JA}::app.defaultConfiguration", f"{JA}::app.handle"}
 
 
 def _file_rows(rel: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:

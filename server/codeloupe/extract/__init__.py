@@ -31,6 +31,7 @@ from ..model import FileExtraction
 from .captures import FACT_LIMIT, collect
 from .closures import closure_param_facts
 from .docs import DOC_TRANSPARENT
+from .expando import find_members, member_facts, own_functions, this_receivers
 from .jsdoc import jsdoc_facts
 from .parse import count_errors, parse, recover
 from .references import make_references
@@ -51,11 +52,19 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     lang = rules(language)
     unit = FileUnit(path, language, lang, Source(data), tree.root_node)
     found = collect(unit.src, unit.root, get_query(language))
+    expando = find_members(unit.src, unit.root, lang, found.defs) if lang.expando_members else None
     ordered = nest(found.defs, found.namespaces)
     real = name_definitions(path, ordered)
     symbols = make_symbols(unit, real)
     module = module_symbol(unit, ordered)
-    references = make_references(unit, ordered, found.refs)
+    raw = found.refs
+    whole: list = []
+    if expando is not None:
+        own_functions(expando, real)
+        raw = this_receivers(unit.src, lang, expando, raw)
+        more, whole = member_facts(path, lang, expando, unit.module_id)
+        raw = raw + more
+    references = make_references(unit, ordered, raw) + whole
     if lang.jsdoc:
         references += jsdoc_facts(symbols, path, FACT_LIMIT)
     if lang.closure_declarations:

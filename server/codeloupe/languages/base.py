@@ -162,6 +162,22 @@ class Language:
     # Go functions of a package)
     functions_as_methods = False
     type_aliases_as_variables = False  # `Link = Transport` (Ruby), `using Link = T;` (C++)
+    # JS objects and prototypes: `app.set = function () {}` / `View.prototype.render = ...`
+    # at a file's top level make `set` a member of `app` (``extract.expando``), with
+    # these tree-sitter node types and names
+    expando_members = False
+    assignment_node = "assignment_expression"
+    member_node = "member_expression"
+    prototype_property = "prototype"  # `View.prototype.render`: a member of `View`
+    proto_properties: frozenset[str] = frozenset()  # `X.__proto__ = Y`: X takes Y's members
+    lexical_this_functions: frozenset[str] = frozenset()  # arrow functions: `this` of the scope around
+    # `Object.assign(X, Y)`, `mixin(X, Y)`: calls that lend the members of every later
+    # argument to the first
+    merge_calls: frozenset[str] = frozenset()
+    export_targets: frozenset[str] = frozenset()  # `module.exports = X`: the module's value
+    # the module-level variable (a fact) naming the object a module exports, read by
+    # the resolver for a member of the module
+    exports_variable: str | None = None
 
     # --- names, imports, modules ---------------------------------------------------------
     implicit_classes = ImplicitClasses.NEARBY

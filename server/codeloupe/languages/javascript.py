@@ -62,6 +62,15 @@ class JavaScript(Language):
     own_constructor_calls = frozenset({"this"})
     base_constructor_calls = frozenset({"super"})
     functions_as_methods = True
+    expando_members = True
+    proto_properties = frozenset({"__proto__"})
+    lexical_this_functions = frozenset({"arrow_function"})
+    merge_calls = frozenset({
+        "Object.assign", "Object.setPrototypeOf", "merge", "mixin", "extend", "_.extend",
+        "_.assign", "util.inherits", "inherits",
+    })
+    export_targets = frozenset({"module.exports", "exports"})
+    exports_variable = "module.exports"
     implicit_classes = ImplicitClasses.UNIQUE
     module_loader: str = "require("
     builtin_calls = GLOBALS

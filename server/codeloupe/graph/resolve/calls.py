@@ -265,6 +265,11 @@ class Calls(Values):
         if value == EXTERNAL:
             return [], True
         kind, ids = value
+        if kind is MODULE:  # a call of a module: of the class or function it exports whole
+            exported = self.module_export(ids)
+            if exported is None:
+                return [], False
+            kind, ids = exported
         if kind is CLASS:
             return self._targets(self._symbols_of(ids), reason, ctor=True), False
         if kind is FUNCTION:

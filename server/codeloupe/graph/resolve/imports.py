@@ -99,6 +99,24 @@ class Imports(Scopes):
             sub = self.module_files(module_stem(files[0]) + "/" + name)
             if sub:
                 return Value(MODULE, tuple(sub))
+        exported = self.module_export(files, depth + 1)
+        if exported is not None:  # `module.exports = app`: a member of that object
+            members = [s for cid in exported.ids for s in self._lookup(cid, name, depth=depth + 1)[0]]
+            if members:
+                return members
+        return None
+
+    def module_export(self, files: tuple[str, ...], depth: int = 0) -> Value | None:
+        """The object or class a module exports whole (``module.exports = app``,
+        ``Language.exports_variable``), as a class value; None when it exports none."""
+        for p in files:
+            var = self.language_of(p).exports_variable
+            module = self.module_of(p)
+            if var is None or module is None or not self.module_vars(p, var):
+                continue
+            value = self._var_value(p, module, var, depth + 1)
+            if value is not None and value.kind in (ValueKind.CLASS, ValueKind.INSTANCE):
+                return Value(ValueKind.CLASS, value.ids)
         return None
 
     def qualified(self, dotted: str, language: Language) -> list[SymbolInfo]:

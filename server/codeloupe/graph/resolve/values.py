@@ -113,6 +113,8 @@ class Values(Imports):
         value = self._name_value(parts[0], path, scope, depth + 1, types_only=True)
         for part in parts[1:]:
             value = self._attr_value(value, part, False, depth + 1)
+        if value is not None and value.kind is MODULE:  # a module exporting an object whole
+            value = self.module_export(value.ids, depth + 1)
         if value is not None and value.kind is CLASS:
             return Value(INSTANCE, value.ids)
         if value is not None and value.kind is INSTANCE:
@@ -493,6 +495,10 @@ class Values(Imports):
             return None
         if value == EXTERNAL:
             return EXTERNAL
+        if value.kind is MODULE:  # a module called: the class it exports whole
+            value = self.module_export(value.ids, depth + 1)
+            if value is None:
+                return None
         kind, ids = value
         if kind is CLASS:
             return Value(INSTANCE, ids)
