@@ -16,6 +16,7 @@ from codeloupe import index as index_module
 from codeloupe.config import Settings
 from codeloupe.index import Index
 from codeloupe.scan import ScannedFile, ScanResult
+from codeloupe.store import IndexMismatch
 
 from .conftest import SAMPLE_REPO, write_tree
 
@@ -261,6 +262,23 @@ def test_model_change_rebuilds_with_a_message(sample_repo: Path, embedder) -> No
     assert idx.store.symbols.count_rows() == 0
     report = idx.update()
     assert report.files_parsed == 4 and report.embeddings_reused == 0
+
+
+def test_an_index_of_an_older_extraction_is_rebuilt_reusing_vectors(sample_repo: Path, embedder,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unchanged files are not parsed again, so when extraction changes (EXTRACT_VERSION)
+    an index made by the old one would keep its symbols for good: it is rebuilt, the
+    vectors already computed reused; a read-only open says so and changes nothing."""
+    monkeypatch.setattr(index_module, "EXTRACT_VERSION", index_module.EXTRACT_VERSION - 1)
+    open_index(sample_repo, embedder).update()
+    monkeypatch.undo()
+    with pytest.raises(IndexMismatch, match="extract_version"):
+        Index(sample_repo, Settings(), embedder=embedder, writable=False)
+    idx = open_index(sample_repo, embedder)
+    assert idx.store.rebuilt_reason and "extract_version" in idx.store.rebuilt_reason
+    report = idx.update()
+    assert report.files_parsed == 4 and report.embeddings_computed == 0
+    assert open_index(sample_repo, embedder).store.rebuilt_reason is None
 
 
 def test_corrupt_table_rebuilds(sample_repo: Path, embedder) -> None:

@@ -35,7 +35,7 @@ from .embed import (
     summary_text,
 )
 from .errors import CodeloupeError
-from .extract import extract
+from .extract import EXTRACT_VERSION, extract
 from .filejob import Parsed, ParseJob, file_hash, parse_batch, parse_file, snippet_of
 from .indexdir import locate
 from .languages import language_for_path
@@ -178,7 +178,7 @@ class Index:
                 self._embedder = self._load_embedder()
                 model_id, dim = self._embedder.model_id, self._embedder.dim
         self.model_id = model_id
-        self.store = Store(self.location.uri, model_id, dim, TEXT_VERSION, writable=writable,
+        self.store = Store(self.location.uri, model_id, dim, TEXT_VERSION, EXTRACT_VERSION, writable=writable,
                            check_model=check_model, rebuild=rebuild)
 
     @property

@@ -38,7 +38,13 @@ from .references import make_references
 from .source import Source
 from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_definitions, nest
 
-__all__ = ["DOC_TRANSPARENT", "content_hash", "extract", "extract_text", "parse"]
+# What extraction makes of a file. Bump it when a change gives other symbols or
+# references for unchanged files: indexes built before are then rebuilt (their
+# vectors reused) instead of keeping the old extraction of every unchanged file.
+# 1: JavaScript/TypeScript CommonJS members (`app.set`, `View.prototype.render`).
+EXTRACT_VERSION = 1
+
+__all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
 
 def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> FileExtraction:

@@ -61,14 +61,15 @@ class Store(Rows, Vectors, Upkeep):
     updates first): a model or schema change is then an ``IndexMismatch`` for the
     user to settle with ``codeloupe index``, not a rebuild they did not ask for."""
 
-    def __init__(self, uri: str, model_id: str, dim: int | None, text_version: int = 0, *,
-                 writable: bool = True, check_model: bool = True, rebuild: bool = True) -> None:
+    def __init__(self, uri: str, model_id: str, dim: int | None, text_version: int = 0,
+                 extract_version: int = 0, *, writable: bool = True, check_model: bool = True, rebuild: bool = True) -> None:
         import lancedb
 
         self.uri = uri
         self.model_id = model_id
         self.dim = dim
         self.text_version = text_version  # how symbols become text: a change rebuilds
+        self.extract_version = extract_version  # what extraction makes of a file: a change rebuilds
         self.writable = writable
         self.check_model = check_model
         self.rebuild = rebuild
@@ -108,11 +109,12 @@ class Store(Rows, Vectors, Upkeep):
 
     def _expected(self) -> dict[str, str]:
         return {"schema_version": str(SCHEMA_VERSION), "model_id": self.model_id,
-                "dim": str(self.dim), "text_version": str(self.text_version)}
+                "dim": str(self.dim), "text_version": str(self.text_version),
+                "extract_version": str(self.extract_version)}
 
     def _mismatch(self, meta: dict[str, str]) -> str | None:
         """How the index differs from what this run expects, in words; None if not."""
-        keys = ["schema_version", "text_version"]
+        keys = ["schema_version", "text_version", "extract_version"]
         if self.check_model:
             keys += ["model_id", "dim"]
         expected = self._expected()
@@ -264,6 +266,7 @@ class Store(Rows, Vectors, Upkeep):
 
     @property
     def built_with(self) -> dict[str, str]:
-        """What the index says it was built with (model, schema, text version)."""
-        return {k: self._meta.get(k, "") for k in ("model_id", "schema_version", "text_version", "dim")}
+        """What the index says it was built with (model, schema, text and extraction versions)."""
+        return {k: self._meta.get(k, "") for k in ("model_id", "schema_version", "text_version",
+                                                   "extract_version", "dim")}
 
