@@ -53,6 +53,8 @@ PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/M
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
+KA, KE, KQ, KS = "cjs2/application.js", "cjs2/express.js", "cjs2/request.js", "cjs2/response.js"
+KR, KL, KV = "cjs2/router/index.js", "cjs2/router/layer.js", "cjs2/view.js"
 CASES = {
     "python": [
         (PT, "Transport.send", "write", 6, {f"{PT}::Transport.write"}, "self"),
@@ -147,6 +149,38 @@ CASES = {
         # members lent by `Object.assign(server, router)` and `logger.__proto__ = router`
         (JE, "server.listen", "set", 21, {f"{JR}::router.set"}, "self"),
         (JE, "logger.log", "route", 28, {f"{JR}::router.route"}, "self"),
+        # object literals as containers (cjs2/): `var app = {init: function init() {}, set() {}}`,
+        # `module.exports = {get: function get() {}}`, a literal in a literal (`res.cookies`);
+        # `this` is the literal (three other `set`s are no targets)
+        (KA, "app.init", "defaultConfiguration", 11, {f"{KA}::app.defaultConfiguration"}, "self"),
+        (KA, "app.defaultConfiguration", "set", 15, {f"{KA}::app.set"}, "self"),
+        (KA, "app.handle", "lazyrouter", 24, {f"{KA}::app.lazyrouter"}, "self"),
+        (KA, "app.lazyrouter", "set", 31, {f"{KA}::app.set"}, "self"),
+        (KQ, "exports.get", "header", 5, {f"{KQ}::exports.header"}, "self"),
+        (KQ, "exports.accepts", "get", 13, {f"{KQ}::exports.get"}, "self"),
+        (KS, "res.send", "set", 5, {f"{KS}::res.set"}, "self"),
+        (KS, "res.cookies.set", "clear", 19, {f"{KS}::res.cookies.clear"}, "self"),
+        (KE, "query", "get", 25, {f"{KQ}::exports.get"}, "import"),  # require of `module.exports = {…}`
+        # a factory: `var app = function (req, res) {…}; mixin(app, proto)` inside
+        # createApplication lends `app` the members of application.js's object
+        (KE, "createApplication.app", "handle", 13, {f"{KA}::app.handle"}, "type"),
+        (KE, "createApplication", "init", 20, {f"{KA}::app.init"}, "type"),
+        # `var proto = module.exports = function () { function router() {…}
+        # Object.setPrototypeOf(router, proto) }` and `proto.handle = function handle`
+        (KR, "proto.router", "handle", 9, {f"{KR}::proto.handle"}, "type"),
+        (KR, "proto.handle", "next", 27, {f"{KR}::proto.handle.next"}, "local"),
+        # a function of an ES5 constructor's body, not the file's function of that name
+        (KV, "View", "extname", 17, {f"{KV}::View.extname"}, "local"),
+        (KL, "Layer", "nameOf", 7, {f"{KL}::Layer.nameOf"}, "local"),
+        # `X.prototype = {…}` and `X.prototype = Object.create(Base.prototype)`
+        (KL, "Layer.handle_error", "handle_request", 24, {f"{KL}::Layer.handle_request"}, "self"),
+        (KV, "View", "lookup", 18, {f"{KV}::View.lookup"}, "self"),
+        (KV, "View.lookup", "compile", 28, {f"{KV}::Template.compile"}, "self"),
+        # a static `Layer.match` and `Layer.prototype.match`: the method for an instance,
+        # the static for the constructor
+        (KL, "Layer.handle_request", "match", 19, {f"{KL}::Layer.match#2"}, "self"),
+        (KL, "matching", "match", 38, {f"{KL}::Layer.match#2"}, "type"),
+        (KL, "matching", "match", 39, {f"{KL}::Layer.match"}, "type"),
     ],
     "java": [
         ("com/acme/net/Transport.java", "Transport.send", "write", 11,
@@ -361,10 +395,33 @@ def test_commonjs_members_and_this() -> None:
                      f"{JV}::View.render": "method", f"{JR}::router.route": "method"}
     assert g.symbols[f"{JA}::app.set"].parent == f"{JA}::app"
     got, edges = targets(g, JA, "app.handle", "set", 21)  # `function (item) { this.set() }`
-    assert got == {f"{JA}::app.set", f"{JR}::router.set"}
+    assert {f"{JA}::app.set", f"{JR}::router.set"} <= got  # every `set` by name (cjs2/ has more)
     assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
     callers = {e.site.caller for e in g.in_edges[f"{JA}::app.set"] if e.confidence >= DEFAULT_MIN_CONFIDENCE}
     assert callers == {f"{JA}::app.defaultConfiguration", f"{JA}::app.handle"}
+
+
+def test_commonjs_object_literals_and_factories() -> None:
+    """An object literal's functions are its members (an arrow member's `this` is not
+    the object: only name candidates, out of the default view); a factory's local
+    function lent members is a class; a static and a prototype member of one name
+    keep distinct ids, the static one a function."""
+    g = load("javascript")
+    kinds = {i: g.symbols[i].kind for i in (
+        f"{KA}::app", f"{KA}::app.set", f"{KA}::app.enable", f"{KQ}::exports", f"{KS}::res.cookies",
+        f"{KS}::res.cookies.set", f"{KE}::createApplication.app", f"{KR}::proto", f"{KR}::proto.router",
+        f"{KL}::Layer.match", f"{KL}::Layer.match#2", f"{KL}::Layer.handle_request", f"{KV}::View.extname")}
+    assert kinds == {
+        f"{KA}::app": "object", f"{KA}::app.set": "method", f"{KA}::app.enable": "method",
+        f"{KQ}::exports": "object", f"{KS}::res.cookies": "object", f"{KS}::res.cookies.set": "method",
+        f"{KE}::createApplication.app": "class", f"{KR}::proto": "class", f"{KR}::proto.router": "class",
+        f"{KL}::Layer.match": "function", f"{KL}::Layer.match#2": "method",
+        f"{KL}::Layer.handle_request": "method", f"{KV}::View.extname": "function"}
+    assert g.symbols[f"{KL}::Layer.handle_request"].parent == f"{KL}::Layer"
+    for caller, line in (("app.enable", 34), ("app.handle", 26)):  # arrow member; plain callback
+        got, edges = targets(g, KA, caller, "set", line)
+        assert f"{KA}::app.set" in got and len(got) > 1
+        assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
 
 
 def _file_rows(rel: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:

@@ -42,7 +42,10 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # references for unchanged files: indexes built before are then rebuilt (their
 # vectors reused) instead of keeping the old extraction of every unchanged file.
 # 1: JavaScript/TypeScript CommonJS members (`app.set`, `View.prototype.render`).
-EXTRACT_VERSION = 1
+# 2: object literals as containers (`var app = {set() {}}`, `module.exports = {...}`,
+#    `X.prototype = {...}`), a factory's local function lent members a class, a nested
+#    definition in a member named under its object (`View.render.x`).
+EXTRACT_VERSION = 2
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

@@ -73,6 +73,8 @@ def name_definitions(path: str, ordered: list[Def]) -> list[Def]:
             if d.owner is None and p.kind != "namespace":
                 d.owner = p
             parts.append(p.name)
+            if p.scope:  # in a member defined apart (`View.prototype.render`): `View.render.x`
+                parts.extend(reversed(p.scope.split(".")))
             p = p.parent
         d.qualified = ".".join(reversed(parts))
         base_id = f"{path}::{d.qualified}"

@@ -170,6 +170,15 @@ class Language:
     member_node = "member_expression"
     prototype_property = "prototype"  # `View.prototype.render`: a member of `View`
     proto_properties: frozenset[str] = frozenset()  # `X.__proto__ = Y`: X takes Y's members
+    # object literals as containers (`var app = {set: function () {}, get() {}}`,
+    # `X.prototype = {...}`, `module.exports = {...}`): their node types, and the name of
+    # the object a module exports as a literal
+    object_node = "object"
+    pair_node = "pair"
+    literal_method_node = "method_definition"
+    exports_object = "exports"
+    # `X.prototype = Object.create(Base.prototype)`: calls whose first argument is a base
+    prototype_calls: frozenset[str] = frozenset()
     lexical_this_functions: frozenset[str] = frozenset()  # arrow functions: `this` of the scope around
     # `Object.assign(X, Y)`, `mixin(X, Y)`: calls that lend the members of every later
     # argument to the first

@@ -69,6 +69,7 @@ class JavaScript(Language):
         "Object.assign", "Object.setPrototypeOf", "merge", "mixin", "extend", "_.extend",
         "_.assign", "util.inherits", "inherits",
     })
+    prototype_calls = frozenset({"Object.create"})
     export_targets = frozenset({"module.exports", "exports"})
     exports_variable = "module.exports"
     implicit_classes = ImplicitClasses.UNIQUE

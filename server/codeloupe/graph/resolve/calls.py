@@ -139,6 +139,7 @@ class Calls(Values):
         external = False
         for cid in ids:
             found, ext = self._lookup(cid, name)
+            found = self._static_or_instance(found, kind is INSTANCE)
             if not found and kind is INSTANCE:
                 found = self._assigned_functions(cid, name)
             external = external or (ext and not found)
@@ -166,7 +167,7 @@ class Calls(Values):
             return self._by_name(name, with_receiver=True, lang=self.language_of(path))
         found, external = self._lookup(cls.id, name)
         if found:
-            return self._targets(found, SELF, ctor=True), False
+            return self._targets(self._static_or_instance(found, True), SELF, ctor=True), False
         assigned = self._assigned_functions(cls.id, name)
         if assigned:
             return self._targets(assigned, SELF), False
@@ -210,6 +211,9 @@ class Calls(Values):
                     found, _ = self._lookup(s.id, name)
                     if found:
                         return self._targets(found, SELF, ctor=True), False
+                local = self._body_locals(s, name)
+                if local:  # a function of an ES5 constructor's body
+                    return self._targets(local, LOCAL, ctor=True), False
                 continue
             defs = [d for d in self.children(s.id, name) if d.kind in CALLABLE_KINDS]
             if defs:

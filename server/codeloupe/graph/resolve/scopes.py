@@ -24,6 +24,7 @@ ASSIGNED = FactForm.ASSIGNED
 MRO = Lookup.MRO
 _SUBCLASS_LIMIT = 200  # classes visited looking for a member among the subclasses
 _ROOT_CLASSES = ("object", "Object")  # bases every class has
+_BODY_LOCAL_KINDS = frozenset({"function", "class"})  # in a function's body, not members
 
 
 class Scopes(Reads):
@@ -53,6 +54,25 @@ class Scopes(Reads):
                 out.append(owner)
             s = self.symbol(s.parent) if s.parent else None
         return out
+
+    def _body_locals(self, s: SymbolInfo, name: str) -> list[SymbolInfo]:
+        """Definitions local to the body of a class that is a function too (an ES5
+        constructor or a factory's function lent members, ``Language.expando_members``):
+        its children that are no members (functions and classes, not methods)."""
+        if not rules(s.language).expando_members:
+            return []
+        return [d for d in self.children(s.id, name) if d.kind in _BODY_LOCAL_KINDS]
+
+    @staticmethod
+    def _static_or_instance(found: list[SymbolInfo], instance: bool) -> list[SymbolInfo]:
+        """Members of one name where a class has both methods and functions of it (JS
+        ``View.prototype.m`` and a static ``View.m``, ``extract.expando``): the methods
+        for an instance, the functions for the class itself."""
+        kinds = {s.kind for s in found}
+        if "method" not in kinds or "function" not in kinds:
+            return found
+        drop = "function" if instance else "method"
+        return [s for s in found if s.kind != drop]
 
     def _scoped_owner(self, s: SymbolInfo) -> SymbolInfo | None:
         """The class of a C++ method defined out of line in a file without the class
