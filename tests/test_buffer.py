@@ -150,3 +150,85 @@ def test_file_model_made_from_the_previous_one_is_the_same(language: str) -> Non
             kept += sum(id(r) in old for r in model.refs)
         previous = (got, model)
     assert kept > 0  # what a spliced extraction kept was not made again
+
+
+COMMONJS = """var app = {
+  init: function init() {
+    this.settings = {};
+    this.defaultConfiguration();
+  },
+
+  set(setting, val) {
+    return this;
+  },
+
+  enable: (setting) => this.set(setting, true),
+
+  cookies: {
+    clear: function clear(name) {
+      return this.reset(name);
+    },
+  },
+};
+
+function createApplication() {
+  var app = function (req, res, next) {
+    app.handle(req, res, next);
+  };
+
+  mixin(app, proto, false);
+  app.init();
+  return app;
+}
+
+var proto = module.exports = function (options) {
+  function router(req, res, next) {
+    router.handle(req, res, next);
+  }
+
+  Object.setPrototypeOf(router, proto);
+  return router;
+};
+
+proto.handle = function handle(req, res, out) {
+  next();
+};
+
+function View(name) {
+  this.name = normalize(name);
+
+  function normalize(n) {
+    return n;
+  }
+}
+
+View.prototype = {
+  render: function render() {
+    return this.lookup();
+  },
+};
+"""
+
+
+def test_commonjs_members_and_factories_splice_as_extracted() -> None:
+    """Typing inside an object literal's members and inside a factory function (a
+    local function lent members by a merge, turned a class and back) gives the
+    extraction of the whole file, spliced where that is the same."""
+    doc = DocTree("javascript")
+    text = COMMONJS
+    kinds = {s.id: s.kind for s in update(doc, "app.js", text, None).symbols}
+    assert (kinds["app.js::app.init"], kinds["app.js::app.cookies.clear"], kinds["app.js::createApplication.app"],
+            kinds["app.js::proto.router"], kinds["app.js::View.render"]) == ("method", "method", "class", "class",
+                                                                             "method")
+    edits = [  # (text after which to type, what is typed)
+        ("this.defaultConfiguration", "X"), ("return this", ";"), ("this.set(setting", ", 2"),
+        ("this.reset", "All"), ("app.handle", "r"), ("app.init", "2"), ("mixin", "s"),
+        ("mixins", "\b"), ("mixin(app, proto", "2"), ("return app", "lication"),
+        ("router.handle", "r"), ("setPrototypeOf(router, proto", "x"), ("this.name = normalize", "d"),
+        ("return this.lookup", "Path"), ("next(", "err")]
+    for after, typed in edits:
+        at = text.index(after) + len(after)
+        text = text[:at - 1] + text[at:] if typed == "\b" else text[:at] + typed + text[at:]
+        ex = update(doc, "app.js", text, None)
+        assert facts(ex) == facts(extract("app.js", text.encode(), "javascript")), (after, typed)
+    assert doc.spliced >= 6, doc.spliced
