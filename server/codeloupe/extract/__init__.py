@@ -42,7 +42,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # references for unchanged files: indexes built before are then rebuilt (their
 # vectors reused) instead of keeping the old extraction of every unchanged file.
 # 1: JavaScript/TypeScript CommonJS members (`app.set`, `View.prototype.render`).
-EXTRACT_VERSION = 1
+# 2: Python container facts (`xs.append(x)`, `d[k] = x`, `for k, v in ...`, comprehensions).
+EXTRACT_VERSION = 2
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
