@@ -128,6 +128,19 @@ CHAINS = {
                            "        self.a0 = A()\n"
                            + "".join(f"        self.a{i} = self.a{i - 1}\n" for i in range(1, 300))
                            + "    def m(self):\n        self.a299.go()\n"},
+    "containers": {"u.py": "class A:\n    def go(self): pass\n\n\nclass K:\n    def __init__(self):\n"
+                           "        self.a0 = [A()]\n"
+                           + "".join(f"        self.a{i}.append(self.a{i - 1}[0])\n" for i in range(1, 300))
+                           + "    def m(self):\n        for x in self.a299:\n            x.go()\n"},
+    "nested literals": {"v.py": "class A:\n    def go(self): pass\n\n\ndef f():\n    x = " + "[" * 70
+                                + "A()" + "]" * 70 + "\n    x" + "[0]" * 70 + ".go()\n"},
+    "conditionals": {"w.py": "class A:\n    def go(self): pass\n\n\ndef f(c):\n    x0 = A()\n"
+                             + "".join(f"    x{i} = x{i - 1} if c else x{i - 1}\n" for i in range(1, 300))
+                             + "    x299.go()\n"},
+    "super returns": {"y.py": "class C0:\n    def get(self):\n        return C0()\n\n\n"
+                              + "".join(f"class C{i}(C{i - 1}):\n    def get(self):\n        return super().get()\n\n\n"
+                                        for i in range(1, 200))
+                              + "def g():\n    C199().get().get()\n"},
     "re-exported copies": {**{f"t/m{i}.py": f"from .m{i + 1} import v{i + 1}\nv{i} = "
                               + "list(" * 20 + f"v{i + 1}" + ")" * 20 + "\n" for i in range(100)},
                            "t/m100.py": "class A:\n    def go(self): pass\n\n\nv100: list[A] = []\n",
@@ -158,6 +171,12 @@ def test_cycles_of_imports_bases_and_assignments_give_no_edge_and_no_error() -> 
         "s/u.py": "from .a import thing\n\n\ndef g():\n    thing()\n",
     })
     assert targets(g, "c.py::f", "go") == set()
+    # containers filled from each other, a return of itself
+    g = build({"d.py": "class K:\n    def __init__(self):\n        self.a = []\n        self.b = []\n\n"
+                       "    def m(self):\n        self.a.append(self.b[0])\n        self.b.append(self.a.pop())\n"
+                       "        self.a[0].go()\n        self.me().go()\n\n    def me(self):\n"
+                       "        return self.me() if self else self.me()\n"})
+    assert targets(g, "d.py::K.m", "go") == set()
     assert targets(g, "s/u.py::g", "thing") == set()
 
 

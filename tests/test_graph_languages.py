@@ -55,6 +55,7 @@ CT, CMC = "net/transport.c", "mail.c"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 KA, KE, KQ, KS = "cjs2/application.js", "cjs2/express.js", "cjs2/request.js", "cjs2/response.js"
 KR, KL, KV = "cjs2/router/index.js", "cjs2/router/layer.js", "cjs2/view.js"
+WC, WR = "app/web/client.py", "app/web/response.py"
 CASES = {
     "python": [
         (PT, "Transport.send", "write", 6, {f"{PT}::Transport.write"}, "self"),
@@ -83,6 +84,20 @@ CASES = {
          {f"{PT}::RetryingTransport", f"{PT}::Transport.__init__"}, "import"),
         # an element of an annotated list (a slice stays a list: test_subscripts_and_unions)
         (PY, "pick", "flush", 45, {f"{PY}::Mailer.flush"}, "type"),
+        # un-annotated returns followed down: get → request (recursive) → super().dispatch →
+        # Response(), into a local of an attribute assigned outside __init__
+        (WC, "Client.fetch", "json", 19, {f"{WR}::Response.json"}, "type"),
+        # elements of a container the class fills with one type (`.append`, `d[k] = x`):
+        # x[-1], for, enumerate, `.items()`, `.get()`, `next(iter(d.values()))`
+        (WC, "Client.last", "json", 22, {f"{WR}::Response.json"}, "type"),
+        (WC, "Client.replay", "json", 26, {f"{WR}::Response.json"}, "type"),
+        (WC, "Client.replay", "json", 28, {f"{WR}::Response.json"}, "type"),
+        (WC, "Client.cached", "json", 33, {f"{WR}::Response.json"}, "type"),
+        (WC, "Client.cached", "json", 35, {f"{WR}::Response.json"}, "type"),
+        (WC, "Client.cached", "json", 36, {f"{WR}::Response.json"}, "type"),
+        # a method whose every return is a string: outside the repository
+        (WC, "Client.health", "json", 39, None, None),
+        (WC, "Client.fetch", "append", 17, None, None),  # a list's own method
     ],
     "typescript": [
         ("src/transport.ts", "Transport.send", "write", 9, {"src/transport.ts::Transport.write"}, "self"),
@@ -384,6 +399,36 @@ def test_subscripts_and_unions() -> None:
     assert all(e.reason == "name" for e in edges)
 
 
+def test_python_inferred_unions_and_traps() -> None:
+    """A container filled with two classes, a method returning either of two on
+    different paths: both targets, as one ambiguous precise step (the call reaches
+    either at run time; pyright's type is the union), in the default view; the third
+    class with the same method is never one. A dict iterated bare gives its keys, not
+    what was stored in it; a module an append is called on stays the module."""
+    g = load("python")
+    both = {f"{WR}::Response.json", f"{WR}::Redirect.json"}
+    for line in (54, 56, 57):  # [resolve()], `tabs[k] = ...` twice, a comprehension over it
+        got, edges = targets(g, WC, "Browser.reload", "json", line)
+        assert got == both
+        assert all(e.reason == "type" and e.ambiguous and e.confidence >= DEFAULT_MIN_CONFIDENCE for e in edges)
+    g = _inline({
+        "tabs/__init__.py": "",
+        "tabs/page.py": "class Page:\n    def close(self):\n        return None\n\n\n"
+                        "class Door:\n    def close(self):\n        return None\n",
+        "tabs/registry.py": "def add(item):\n    return item\n",
+        "tabs/tabs.py": "from . import registry\nfrom .page import Page\n\n\nclass Tabs:\n"
+                        "    def __init__(self):\n        self.open = {}\n\n"
+                        "    def new(self, key):\n        self.open[key] = Page()\n        registry.add(self.open[key])\n\n"
+                        "    def close_all(self):\n        for key in self.open:\n            key.close()\n"
+                        "        for page in self.open.values():\n            page.close()\n",
+    })
+    shown = {(e.site.line, e.target, e.reason) for e in g.callees("tabs/tabs.py::Tabs.close_all")
+             if e.confidence >= DEFAULT_MIN_CONFIDENCE}
+    assert shown == {(17, "tabs/page.py::Page.close", "type")}
+    added = {(e.target, e.reason) for e in g.callees("tabs/tabs.py::Tabs.new") if e.site.name == "add"}
+    assert added == {("tabs/registry.py::add", "import")}
+
+
 def test_commonjs_members_and_this() -> None:
     """Methods assigned to an object or a prototype are its members, under their
     object's name (an ES5 constructor a class, a plain object an object); `this` in a
@@ -496,7 +541,8 @@ def test_queries_on_the_map() -> None:
     assert [len(c) for c in chains] == sorted(len(c) for c in chains) and len(paths[0]) == 2
     assert ["Transport.send", "Transport.write"] in paths and ["Service.run.helper", "Transport.write"] in paths
     assert g.widest_callers(1) == [(run, 10)]
-    assert g.most_called(1)[0][1] == 2
+    # Client.fetch, .last, .replay, .cached and Browser.reload (both classes it keeps)
+    assert g.most_called(1) == [(f"{WR}::Response.json", 5)]
     unused = {s.qualified_name for s in g.unused()}
     assert "Service" in unused and "Mailer.send" not in unused and "Transport" not in unused
 

@@ -135,3 +135,48 @@
 (for_statement
   left: (identifier) @name
   right: (_) @source) @reference.elem
+
+; second: @name takes the second item of each element of @source (`for k, v in d.items()`)
+(for_statement
+  left: (pattern_list . (identifier) . (identifier) @name .)
+  right: (_) @source) @reference.second
+
+; a comprehension's variables, as a loop's (`[h.run() for h in self.handlers]`)
+(for_in_clause
+  left: (identifier) @name
+  right: (_) @source) @reference.elem
+(for_in_clause
+  left: (pattern_list . (identifier) . (identifier) @name .)
+  right: (_) @source) @reference.second
+
+; item: @source is put into @name, a variable or an attribute of @receiver
+; (`self.items.append(x)`, `seen.add(x)`, `xs.insert(0, x)`)
+(call
+  function: (attribute
+    object: [(identifier) @name
+             (attribute object: (identifier) @receiver attribute: (identifier) @name)]
+    attribute: (identifier) @_put)
+  arguments: (argument_list . (_) @source .)
+  (#any-of? @_put "append" "add" "appendleft")) @reference.item
+(call
+  function: (attribute
+    object: [(identifier) @name
+             (attribute object: (identifier) @receiver attribute: (identifier) @name)]
+    attribute: (identifier) @_put)
+  arguments: (argument_list . (_) . (_) @source .)
+  (#eq? @_put "insert")) @reference.item
+
+; keyed: @source is stored under a key of @name (`self.handlers[name] = h`,
+; `d.setdefault(k, x)`)
+(assignment
+  left: (subscript
+    value: [(identifier) @name
+            (attribute object: (identifier) @receiver attribute: (identifier) @name)])
+  right: (_) @source) @reference.keyed
+(call
+  function: (attribute
+    object: [(identifier) @name
+             (attribute object: (identifier) @receiver attribute: (identifier) @name)]
+    attribute: (identifier) @_put)
+  arguments: (argument_list . (_) . (_) @source .)
+  (#eq? @_put "setdefault")) @reference.keyed

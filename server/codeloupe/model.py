@@ -17,9 +17,11 @@ SYMBOL_KINDS = CONTAINER_KINDS | FUNCTION_KINDS | {"type"}
 # "typed" (a parameter / variable / attribute and its declared type), "assign" (the
 # value assigned to it), "elem" (a variable bound to the elements of a value: a loop,
 # an array method's callback), "returns" (a declared return type), "return" (a
-# returned expression). They carry line 0 (no position in the file) and the enclosing symbol
+# returned expression), "item" (an element put into a container variable or attribute:
+# `xs.append(x)`), "keyed" (a value stored under a key: `d[k] = x`), "second" (a
+# variable bound to the second item of each element: `for k, v in d.items()`). They carry line 0 (no position in the file) and the enclosing symbol
 # they belong to; "base" (a base class) is a use and keeps its position.
-FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return"})
+FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second"})
 
 
 @dataclass(slots=True)

@@ -45,7 +45,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 2: object literals as containers (`var app = {set() {}}`, `module.exports = {...}`,
 #    `X.prototype = {...}`), a factory's local function lent members a class, a nested
 #    definition in a member named under its object (`View.render.x`).
-EXTRACT_VERSION = 2
+# 3: Python container facts (`xs.append(x)`, `d[k] = x`, `for k, v in ...`, comprehensions).
+EXTRACT_VERSION = 3
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

@@ -13,6 +13,11 @@ from .model import CLASS_KINDS, AttrFact, CallSite, Fact, FactForm, SymbolInfo, 
 
 # a reference row: the fields of codeloupe.model.Reference, by name
 RefRow = dict
+# the fact form of each variable fact kind but "typed"
+_VARIABLE_FORMS = {"assign": FactForm.ASSIGNED, "elem": FactForm.ELEMENTS, "item": FactForm.ITEM,
+                   "keyed": FactForm.KEYED, "second": FactForm.SECOND}
+# forms that change what a variable holds without binding it (`xs.append(x)`, `d[k] = x`)
+MUTATIONS = frozenset({FactForm.ITEM, FactForm.KEYED})
 
 
 @dataclass(slots=True)
@@ -63,8 +68,9 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
             facts.returns[enclosing] = r["name"]
         elif kind == "return":
             facts.returned.setdefault(enclosing, []).append(r["name"])
-        elif kind in ("typed", "assign", "elem"):
+        elif kind in _VARIABLE_FORMS or kind == "typed":
             _variable_fact(facts, r, module, lang, symbol, enclosing_class)
+    _drop_unbound(facts)
     if facts.bases:  # a base class is a "class" reference too: keep it once, as a base
         at = {(r.line, r.col) for r in facts.type_refs if r.kind == "base"}
         facts.type_refs = [r for r in facts.type_refs if r.kind == "base" or (r.line, r.col) not in at]
@@ -81,7 +87,7 @@ def _variable_fact(facts: FileFacts, r: RefRow, module: str, lang: Language,
     if kind == "typed":
         fact = Fact(FactForm.TYPED, source) if source and source not in NO_TYPE else Fact(FactForm.DECLARED, "")
     else:
-        fact = Fact(FactForm.ASSIGNED if kind == "assign" else FactForm.ELEMENTS, source)
+        fact = Fact(_VARIABLE_FORMS[kind], source)
     receiver = r["receiver"] or ""
     scope = symbol(enclosing)
     if receiver:
@@ -96,3 +102,13 @@ def _variable_fact(facts: FileFacts, r: RefRow, module: str, lang: Language,
         facts.attrs.setdefault(scope.id, {}).setdefault(name, []).append(AttrFact(fact.form, fact.text, enclosing))
     else:
         facts.vars.setdefault(enclosing if scope is not None else module, {}).setdefault(name, []).append(fact)
+
+
+def _drop_unbound(facts: FileFacts) -> None:
+    """A variable that a scope only mutates (``xs.append(x)``, ``d[k] = x``) is not
+    bound there (it is an outer variable, an import, a parameter of an outer
+    function): its facts say nothing of a local, drop them. An attribute keeps them
+    (assigned in another method, or in a base)."""
+    for names in facts.vars.values():
+        for name in [n for n, fl in names.items() if all(f.form in MUTATIONS for f in fl)]:
+            del names[name]

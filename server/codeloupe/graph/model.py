@@ -125,6 +125,8 @@ class ValueKind(StrEnum):
     MODULE = "mod"  # a module made of these files
     FUNCTION = "fn"  # these functions
     ARRAY = "arr"  # a sequence of instances of these classes
+    MAPPING = "map"  # a mapping whose values are instances of these classes (keys unknown)
+    PAIRS = "pairs"  # a sequence of pairs whose second items are instances: `d.items()`
     EXTERNAL = "ext"  # known to lie outside the repository (no ids)
 
 
@@ -146,6 +148,9 @@ class FactForm(StrEnum):
     DECLARED = "d"  # declared without a type (`var x`, `auto x`)
     ASSIGNED = "v"  # an assigned expression: `x = Foo()`
     ELEMENTS = "e"  # the elements of a value: `for x in xs`, a callback's parameter
+    ITEM = "i"  # an element put into the container: `xs.append(x)`
+    KEYED = "k"  # a value stored under a key of the container: `d[k] = x`
+    SECOND = "2"  # the second item of each element of a value: `for k, v in d.items()`
 
 
 class Fact(NamedTuple):

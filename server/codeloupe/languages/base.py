@@ -197,6 +197,10 @@ class Language:
     ternaries = True  # `c ? a : b` is either value
     module_loader: str | None = None  # JS `require(`: its value is a module, not a class
     sequence_copy: Any = None  # a compiled pattern of calls copying a sequence (Python `list(xs)`)
+    element_call: Any = None  # a compiled pattern of calls taking one element (Python `next(it)`)
+    pairs_call: Any = None  # a compiled pattern of calls pairing indexes and elements (`enumerate(xs)`)
+    container_literals = False  # `[a, b]`, `{k: v}`, `{a}` (comprehensions too): their elements' values
+    inline_conditional = False  # `a if c else b` is either value
     builtin_calls: frozenset[str] = frozenset()  # callables every program has (not the repository's)
     external_types: frozenset[str] = frozenset()  # standard types (never a repository class)
 

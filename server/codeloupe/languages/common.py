@@ -25,6 +25,10 @@ isoformat total_seconds group groups span fetch json text render
 SAME_SEQUENCE_METHODS = frozenset({"filter", "slice", "concat", "sort", "reverse", "toSorted",
                                    "toReversed", "copy", "splice"})
 ONE_ELEMENT_METHODS = frozenset({"find", "findLast", "pop", "shift", "at", "get"})
+# Methods of a mapping that return one of its values, its values, its (key, value) pairs.
+MAPPING_VALUE_METHODS = frozenset({"get", "pop", "setdefault"})
+MAPPING_VALUES_METHODS = frozenset({"values"})
+MAPPING_PAIRS_METHODS = frozenset({"items"})
 
 # A function expression as written, the value of an attribute a method sets
 # (`this.parse = (a, b) => ...`, `x => ...`, `async function () {...}`, PHP `function () {}`):

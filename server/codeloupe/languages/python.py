@@ -12,6 +12,9 @@ from .base import ImplicitClasses, ImportContext, Language
 BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
 # `list(xs)`, `sorted(xs)`, `reversed(xs)`: a sequence with the same elements
 _SEQUENCE_COPY = re.compile(r"^(list|tuple|sorted|reversed|set|frozenset|iter)\((.*)\)$", re.S)
+# `next(it)`, `min(xs)`, `max(xs, key=...)`: one element of a sequence
+_ELEMENT_CALL = re.compile(r"^(next|min|max)\((.*)\)$", re.S)
+_PAIRS_CALL = re.compile(r"^(enumerate)\((.*)\)$", re.S)  # (index, element) pairs
 
 
 def module_path(source: str, path: str) -> str:
@@ -46,8 +49,12 @@ class Python(Language):
     constructor_names = ("__init__",)
     dynamic_members = True
     implicit_classes = ImplicitClasses.NONE
-    ternaries = False  # `a if c else b` is not read
+    ternaries = False  # no `c ? a : b` (its `a if c else b`: inline_conditional)
     sequence_copy = _SEQUENCE_COPY
+    element_call = _ELEMENT_CALL
+    pairs_call = _PAIRS_CALL
+    container_literals = True
+    inline_conditional = True
     builtin_calls = BUILTINS
     external_types = frozenset({
         "str", "int", "float", "bool", "bytes", "bytearray", "dict", "list", "set", "frozenset",

@@ -30,7 +30,7 @@ from ..model import (
     ValueKind,
 )
 from .text import receiver_parts
-from .values import Values
+from .values import CONTAINERS, Values
 
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
 LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = Reason
@@ -133,6 +133,8 @@ class Calls(Values):
             if member == EXTERNAL:
                 return [], True
             return None
+        if kind in CONTAINERS:  # `xs.append(x)`: a method of the language's list / dict
+            return [], True
         if kind is not INSTANCE and kind is not CLASS:
             return None
         targets: list[SymbolInfo] = []

@@ -255,3 +255,53 @@ def _matching(text: str) -> int:
                 return i
         i += 1
     return len(text)
+
+
+def container_literal(text: str) -> tuple[bool, list[str], bool] | None:
+    """``[a, b]``, ``{a}``, ``{k: v}``, ``[E for x in xs]``, ``(E for x in xs)`` →
+    (whether it is a mapping, its elements (a mapping's values) as written, whether it
+    is a comprehension); a comprehension's element is left out when it starts with a
+    name the comprehension binds (``[x.y for x in xs]``: not a value of this scope). None when ``text`` is no
+    such literal (a tuple, a parenthesized expression, ``[a][0]``). A literal cut short
+    keeps its complete elements."""
+    t = text.strip()
+    if not t or t[0] not in "[{(":
+        return None
+    end = _matching(t)
+    if end < len(t) - 1:  # something follows the literal
+        return None
+    inner = t[1:end]
+    clauses = split_top(inner.replace("\n", " "), " for ")
+    if len(clauses) > 1:
+        bound = {n.strip(" ()") for c in clauses[1:] for n in split_top(c, " in ")[0].split(",")}
+        elements = [clauses[0]]
+    elif t[0] == "(":
+        return None
+    else:
+        elements = split_top(inner, ",")
+        if end >= len(t):
+            elements = elements[:-1]
+        bound = set()
+    elements = [e.strip() for e in elements if e.strip() and not e.strip().startswith("*")]
+    mapping = t[0] == "{" and bool(elements) and len(split_top(elements[0], ":")) > 1
+    if mapping:
+        elements = [":".join(split_top(e, ":")[1:]).strip() for e in elements]
+    if bound:
+        head = receiver_parts(elements[0]) if elements else []
+        if not head or head[0].removesuffix("()") in bound:
+            elements = []
+    return mapping, elements, len(clauses) > 1
+
+
+def inline_branches(text: str) -> tuple[str, str] | None:
+    """``a if c else b`` → ``("a", "b")`` (outside brackets and quotes); None when the
+    expression is not one."""
+    t = text.replace("\n", " ")
+    parts = split_top(t, " if ")
+    if len(parts) < 2:
+        return None
+    rest = split_top(" if ".join(parts[1:]), " else ")
+    if len(rest) < 2:
+        return None
+    a, b = parts[0].strip(), " else ".join(rest[1:]).strip()
+    return (a, b) if a and b else None

@@ -15,6 +15,8 @@ from ...languages import (
     Language,
     rules,
 )
+from ...languages.common import MAPPING_PAIRS_METHODS, MAPPING_VALUE_METHODS, MAPPING_VALUES_METHODS
+from ..facts import MUTATIONS
 from ..memo import Lookup
 from ..model import (
     CLASS_KINDS,
@@ -31,7 +33,9 @@ from .imports import Imports
 from .reads import MAX_DEPTH
 from .text import (
     LITERAL_START,
+    container_literal,
     element_name,
+    inline_branches,
     receiver_parts,
     split_top,
     ternary_branches,
@@ -41,7 +45,10 @@ from .text import (
 
 INSTANCE, CLASS, MODULE, FUNCTION, ARRAY = (ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE,
                                             ValueKind.FUNCTION, ValueKind.ARRAY)
-TYPED, DECLARED, ASSIGNED, ELEMENTS = FactForm
+MAPPING, PAIRS = ValueKind.MAPPING, ValueKind.PAIRS
+CONTAINERS = (ARRAY, MAPPING, PAIRS)  # the language's own containers of repository instances
+_MAX_ELEMENTS = 16  # elements of a literal read
+TYPED, DECLARED, ASSIGNED, ELEMENTS, ITEM, KEYED, SECOND = FactForm
 TYPE, ATTRIBUTE, VARIABLE, RETURNS = Lookup.TYPE, Lookup.ATTRIBUTE, Lookup.VARIABLE, Lookup.RETURNS
 _CONSTANTS = ("None", "True", "False", "null", "true", "false", "nil")
 _SELF_TYPES = ("Self", "this", "typing.Self")  # a return type that is the class itself
@@ -61,27 +68,50 @@ class Values(Imports):
             first = self._eval_facts(typed, path, scope, depth + 1)
             if first is not None and first != EXTERNAL:
                 return first  # the annotation, when it names repository classes
-        chosen = [f for f in facts if f.form is ASSIGNED] if typed and len(typed) < len(facts) else facts
-        chosen = [f for f in chosen if f.form is not DECLARED]
+        chosen = [f for f in facts if f.form is ASSIGNED or f.form in MUTATIONS] \
+            if typed and len(typed) < len(facts) else facts
+        return self._facts_value([(f.form, f.text, scope) for f in chosen if f.form is not DECLARED], path, depth)
+
+    def _facts_value(self, facts: list[tuple[FactForm, str, str]], path: str, depth: int) -> Value | None:
+        """What (form, text, scope) facts say together: the repository values of the
+        first kind among them (a container's elements put into it after the rest: an
+        instance of a repository class assigned to it wins); EXTERNAL when only
+        outside values are."""
+        facts = sorted(facts, key=lambda f: (f[0] is ITEM) + 2 * (f[0] is KEYED))
         classes: list[str] = []
         kind: ValueKind | None = None
         external = False
-        for form, text in chosen:
-            value = self._type_value(text, path, scope, depth + 1) if form is TYPED else \
-                self._expr_value(text, path, scope, depth + 1)
-            if form is ELEMENTS and value is not None and value != EXTERNAL:
-                value = Value(INSTANCE, value.ids) if value.kind is ARRAY else None  # its elements
+        for form, text, scope in facts:
+            value = self._fact_value(form, text, path, scope, depth + 1)
             if value is None:
                 continue
             if value == EXTERNAL:
                 external = True
                 continue
+            if form is KEYED and kind is ARRAY:  # `xs[i] = x` into a sequence
+                value = Value(ARRAY, value.ids)
             if kind is None or kind is value.kind:
                 kind = value.kind
                 classes.extend(c for c in value.ids if c not in classes)
         if classes:
             return Value(kind, tuple(classes))  # type: ignore[arg-type]
         return EXTERNAL if external else None
+
+    def _fact_value(self, form: FactForm, text: str, path: str, scope: str, depth: int) -> Value | None:
+        """What one fact says the variable holds: its type, the value assigned, an
+        element of the value it iterates, a container of what is put into it."""
+        if form is TYPED:
+            return self._type_value(text, path, scope, depth + 1)
+        value = self._expr_value(text, path, scope, depth + 1)
+        if form is ASSIGNED or value is None or value == EXTERNAL:
+            return value if form is ASSIGNED or form is ELEMENTS or form is SECOND else None
+        if form is ELEMENTS:  # `for x in xs`: an element of a sequence (a mapping's keys: unknown)
+            return Value(INSTANCE, value.ids) if value.kind is ARRAY else None
+        if form is SECOND:  # `for k, v in d.items()`, `enumerate(xs)`
+            return Value(INSTANCE, value.ids) if value.kind is PAIRS else None
+        if value.kind is not INSTANCE:
+            return None
+        return Value(ARRAY if form is ITEM else MAPPING, value.ids)  # `xs.append(x)`, `d[k] = x`
 
     def _type_value(self, text: str, path: str, scope: str, depth: int = 0) -> Value | None:
         """The instances a type annotation describes."""
@@ -170,19 +200,33 @@ class Values(Imports):
         if depth > MAX_DEPTH:
             return self._cut()
         t = text.strip()
+        lang = self.language_of(path)
+        if lang.inline_conditional and " if " in t and " else " in t and not t.startswith("lambda"):
+            either = inline_branches(t)
+            if either is not None:  # `a if c else b`: either value
+                return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in either])
+        if lang.container_literals and t[:1] in "[{(":
+            found = self._literal_value(t, path, scope, depth + 1)
+            if found is not _UNDECIDED:
+                return found  # type: ignore[return-value]
         if not t or t.startswith(LITERAL_START) or t in _CONSTANTS:
 
             return EXTERNAL if t and not t.startswith(("lambda ", "not ")) else None
-        lang = self.language_of(path)
         if lang.module_loader and t.startswith(lang.module_loader):
             return None
         copy = lang.sequence_copy.match(t) if lang.sequence_copy is not None else None
         if copy is not None:  # list(xs), sorted(xs), reversed(xs): the same elements
             inner = split_top(copy.group(2), ",")[0].strip()
             value = self._expr_value(inner, path, scope, depth + 1)
-            if value is None or value.kind is ARRAY:
+            if value is None or value.kind is ARRAY or value.kind is PAIRS:
                 return value
             return EXTERNAL
+        for pattern, kind in ((lang.element_call, INSTANCE), (lang.pairs_call, PAIRS)):
+            call = pattern.match(t) if pattern is not None else None
+            if call is not None:  # next(it), min(xs): an element; enumerate(xs): (index, element)
+                inner = split_top(call.group(2), ",")[0].strip()
+                value = self._expr_value(inner, path, scope, depth + 1)
+                return Value(kind, value.ids) if value is not None and value.kind is ARRAY else EXTERNAL
         branches = ternary_branches(t) if lang.ternaries and "?" in t else None
         if branches is not None:  # `c ? a : b`: either value
             return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in branches])
@@ -190,6 +234,21 @@ class Values(Imports):
         if not parts:
             return None
         return self._parts_value(parts, path, scope, depth + 1)
+
+    def _literal_value(self, text: str, path: str, scope: str, depth: int) -> Value | None | object:
+        """A container literal (``[a, b]``, ``{k: v}``, a comprehension): a sequence (a
+        mapping) of the repository instances among its elements; EXTERNAL when it has
+        none (``[]``, ``{"a": 1}``); ``_UNDECIDED`` when ``text`` is no such literal."""
+        found = container_literal(text)
+        if found is None:
+            return _UNDECIDED
+        mapping, elements, comprehension = found
+        if not elements:
+            return None if comprehension else EXTERNAL
+        value = self._either_value([self._expr_value(e, path, scope, depth + 1) for e in elements[:_MAX_ELEMENTS]])
+        if value is None or value == EXTERNAL or value.kind is not INSTANCE:
+            return None if comprehension and value is None else EXTERNAL
+        return Value(MAPPING if mapping else ARRAY, value.ids)
 
     def _qualified_prefix(self, parts: list[str], path: str) -> tuple[Value, list[str]] | None:
         """``net::Transport("x").send``: the longest leading run of names that is the
@@ -228,7 +287,10 @@ class Values(Imports):
 
     def _parts_value(self, parts: list[str], path: str, scope: str, depth: int) -> Value | None:
         first = parts[0]
-        if first.endswith("()"):
+        if len(parts) > 1 and first in self.language_of(path).super_receivers:
+            value = self._super_member(parts[1], scope, depth + 1)  # `super().get(url)`
+            parts = parts[1:]
+        elif first.endswith("()"):
             value = self._call_value(first[:-2], path, scope, depth + 1)
         else:
             value = self._name_value(first, path, scope, depth + 1)
@@ -239,13 +301,25 @@ class Values(Imports):
         for part in parts[1:]:
             if part.startswith("["):  # xs[i]: an element of a sequence; xs[1:]: the sequence
                 value = (value if part == "[:]" else Value(INSTANCE, value.ids)) \
-                    if value is not None and value.kind is ARRAY else None
+                    if value is not None and value.kind is ARRAY else \
+                    Value(INSTANCE, value.ids) if value is not None and value.kind is MAPPING and part == "[]" \
+                    else None  # d[k]: a mapping's value
             else:
                 is_call = part.endswith("()")
                 value = self._attr_value(value, part[:-2] if is_call else part, is_call, depth + 1)
             if value is None:
                 return None
         return value
+
+    def _super_member(self, part: str, scope: str, depth: int) -> Value | None:
+        """``super().name`` (``super().name()`` when ``part`` ends with ``()``) in
+        ``scope``: the member of a base of the enclosing class."""
+        cls = self.enclosing_class(scope)
+        if cls is None:
+            return None
+        is_call = part.endswith("()")
+        found, _ = self._lookup(cls.id, part[:-2] if is_call else part, skip_self=True, depth=depth + 1)
+        return self._value_of_symbols(found, is_call, depth + 1) if found else None
 
     def _name_value(self, name: str, path: str, scope: str, depth: int, types_only: bool = False) -> Value | None:
         """What a bare name holds where ``scope`` sees it."""
@@ -355,6 +429,16 @@ class Values(Imports):
             if is_call and attr in ONE_ELEMENT_METHODS:
                 return Value(INSTANCE, ids)
             return EXTERNAL
+        if kind is MAPPING:  # the methods of the language's dict / map
+            if is_call and attr in MAPPING_VALUE_METHODS:
+                return Value(INSTANCE, ids)
+            if is_call and attr in MAPPING_VALUES_METHODS:
+                return Value(ARRAY, ids)
+            if is_call and attr in MAPPING_PAIRS_METHODS:
+                return Value(PAIRS, ids)
+            return value if is_call and attr in SAME_SEQUENCE_METHODS else EXTERNAL
+        if kind is PAIRS:
+            return EXTERNAL
         if kind is FUNCTION and is_call:
             return self._value_of_symbols(self._symbols_of(ids), True, depth + 1)
         return None
@@ -374,6 +458,7 @@ class Values(Imports):
                 if value is not None and value != EXTERNAL:
                     classes.extend(value.ids)
                     kind_out = value.kind
+                external = external or value == EXTERNAL  # a method returning outside values
                 continue
             if is_call:
                 assigned = self._assigned_functions(cid, attr, depth + 1)
@@ -401,25 +486,16 @@ class Values(Imports):
         if depth > MAX_DEPTH:
             return self._cut()
         cls = self.symbol(cls_id)
-        fl: list[AttrFact] | tuple = self.attr_facts(cls, attr) if cls is not None else ()
-        chosen = [f for f in fl if f.form is TYPED] or [f for f in fl if f.form is ASSIGNED]
-        classes: list[str] = []
-        kind: ValueKind | None = None
-        external = False
-        for form, text, scope in chosen:
-            value = self._type_value(text, cls.path, scope, depth + 1) if form is TYPED else \
-                self._expr_value(text, cls.path, scope, depth + 1)  # type: ignore[union-attr]
-            if value is None:
-                continue
-            if value == EXTERNAL:
-                external = True
-                continue
-            if kind is None or kind is value.kind:
-                kind = value.kind
-                classes.extend(c for c in value.ids if c not in classes)
-        if classes:
-            return Value(kind, tuple(classes))  # type: ignore[arg-type]
-        return EXTERNAL if external else None
+        if cls is None:
+            return None
+        fl: list[AttrFact] | tuple = self.attr_facts(cls, attr)
+        typed = [f for f in fl if f.form is TYPED]
+        rest = [f for f in fl if f.form is ASSIGNED or f.form in MUTATIONS]
+        first = self._facts_value(typed, cls.path, depth + 1) if typed else None
+        if typed and (first is not None and first != EXTERNAL or not rest):
+            return first  # the annotation, when it names repository classes
+        value = self._facts_value(rest, cls.path, depth + 1)
+        return value if value is not None or not typed else first
 
     def _symbols_of(self, ids: tuple[str, ...]) -> list[SymbolInfo]:
         """The symbols of these ids that exist."""
@@ -465,12 +541,19 @@ class Values(Imports):
         for f in self._symbols_of(ids):
             text = self.returns_of(f)
             if not text:
-                # no declared type: what it returns (`return new Foo()`, `return this`)
-                for expr in self.returned_of(f):
+                # no declared type: what it returns (`return new Foo()`, `return this`,
+                # `return self.items`); only outside values: outside
+                returned = self.returned_of(f)
+                outside = 0
+                for expr in returned:
                     value = self._expr_value(expr, f.path, f.id, depth + 1)
-                    if value is not None and value.kind is INSTANCE:
-                        kind = INSTANCE
+                    if value == EXTERNAL:
+                        outside += 1
+                    elif value is not None and value.kind in (INSTANCE, *CONTAINERS) and (
+                            kind is None or kind is value.kind):
+                        kind = value.kind
                         out.extend(value.ids)
+                external = external or bool(returned) and outside == len(returned)
                 continue
             if text.strip() in _SELF_TYPES or type_name(text) == "Self":
                 cls = self.enclosing_class(f.id)
