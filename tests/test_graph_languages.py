@@ -52,6 +52,7 @@ CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
+GR = "srv/render.go"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 CASES = {
     "python": [
@@ -182,6 +183,14 @@ CASES = {
         ("srv/mail.go", "Service.Run", "helper", 27, {"srv/helper.go::helper"}, "package"),
         ("srv/mail.go", "Service.Run", "ToUpper", 28, None, None),
         ("srv/helper.go", "helper", "Send", 5, {"srv/mail.go::Mailer.Send"}, "type"),
+        # a package function and a method of the same name, the method in a file without
+        # its struct: a bare call is the function (Go has no implicit receiver), a call
+        # on a value of a known type is the method (`new(T)` is a *T)
+        (GR, "Context.JSON", "WriteJSON", 18, {f"{GR}::WriteJSON"}, "local"),
+        (GR, "WriteJSON", "WriteJSON", 23, {f"{GR}::Context.WriteJSON"}, "type"),
+        (GR, "serve", "WriteJSON", 44, {f"{GR}::WriteJSON"}, "local"),
+        (GR, "serve", "WriteJSON", 45, {f"{GR}::Context.WriteJSON"}, "type"),
+        (GR, "serve", "WriteJSON", 46, {f"{GR}::Recorder.WriteJSON"}, "type"),
     ],
     "rust": [
         (RS, "Transport.send", "write", 21, {f"{RS}::Transport.write"}, "self"),  # an `impl Trait for` block
@@ -320,6 +329,15 @@ def test_unknown_receivers_keep_every_candidate_marked() -> None:
     got, edges = targets(g, PY, "Service.run", "send", 32)  # `unknown.send(data)`
     assert got == {f"{PT}::Transport.send", f"{PT}::RetryingTransport.send", f"{PY}::Mailer.send"}
     assert all(e.ambiguous and e.reason == "name" and e.confidence < 0.5 for e in edges)
+
+
+def test_go_value_receivers_call_methods_only() -> None:
+    """`s.WriteJSON()` on a value of unknown type (a map's element): the methods of that
+    name are the candidates, never the package function `WriteJSON` (only a package
+    receiver calls a function)."""
+    got, edges = targets(load("go"), GR, "serve", "WriteJSON", 48)
+    assert got == {f"{GR}::Context.WriteJSON", f"{GR}::Recorder.WriteJSON", f"{GR}::JSONWriter.WriteJSON"}
+    assert all(e.reason == "name" for e in edges)
 
 
 def test_type_references() -> None:

@@ -161,6 +161,9 @@ class Language:
     # a call with a receiver may be of a plain function (JS functions set on objects,
     # Go functions of a package)
     functions_as_methods = False
+    # ... but only through an imported package (Go): a call on any other receiver is
+    # a method's, never a plain function's of the same name
+    package_functions_imported = False
     type_aliases_as_variables = False  # `Link = Transport` (Ruby), `using Link = T;` (C++)
     # JS objects and prototypes: `app.set = function () {}` / `View.prototype.render = ...`
     # at a file's top level make `set` a member of `app` (``extract.expando``), with
@@ -189,6 +192,7 @@ class Language:
     module_loader: str | None = None  # JS `require(`: its value is a module, not a class
     sequence_copy: Any = None  # a compiled pattern of calls copying a sequence (Python `list(xs)`)
     builtin_calls: frozenset[str] = frozenset()  # callables every program has (not the repository's)
+    allocator_calls: frozenset[str] = frozenset()  # Go `new(T)`: a builtin whose value is a T
     external_types: frozenset[str] = frozenset()  # standard types (never a repository class)
 
     def __init__(self) -> None:

@@ -35,6 +35,9 @@ from .values import Values
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
 LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = Reason
 SITE, BY_NAME = Lookup.SITE, Lookup.NAME
+# `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
+# plain function (``Language.package_functions_imported``)
+METHODS_ONLY = "methods"
 # the targets, and whether the call is known to leave the repository
 Targets = tuple[list[Target] | tuple[Target, ...], bool]
 
@@ -119,6 +122,10 @@ class Calls(Values):
             qualified = self._qualified(".".join([*parts, name]), lang)
             if qualified:  # a namespace-qualified class or function: `net::Transport(...)`
                 return self._targets(qualified, IMPORT, ctor=True), False
+        if lang.package_functions_imported and parts and not self.has_import(path, parts[0]):
+            # Go: `c.WriteJSON(v)` on a value (not an imported package) is a method,
+            # never the package function of that name
+            return self._memoized((BY_NAME, name, METHODS_ONLY, lang.family), self._name_targets), False
         return self._by_name(name, with_receiver=True, lang=lang)
 
     def _value_call(self, value: Value, caller: str, name: str, lang: Language) -> Targets | None:
@@ -211,7 +218,7 @@ class Calls(Values):
                     if found:
                         return self._targets(found, SELF, ctor=True), False
                 continue
-            defs = [d for d in self.children(s.id, name) if d.kind in CALLABLE_KINDS]
+            defs = [d for d in self._bare_callables(self.children(s.id, name), lang) if d.kind in CALLABLE_KINDS]
             if defs:
                 return self._targets(defs, LOCAL, ctor=True), False
             if s.id != module:
@@ -219,17 +226,27 @@ class Calls(Values):
                 if local:
                     return self._value_targets(self._eval_facts(local, path, s.id, 1))
         if module is not None:
-            defs = [d for d in self.children(module, name) if d.kind in CALLABLE_KINDS]
+            defs = [d for d in self._bare_callables(self.children(module, name), lang) if d.kind in CALLABLE_KINDS]
             if defs:
                 return self._targets(defs, LOCAL, ctor=True), False
         return None
+
+    @staticmethod
+    def _bare_callables(defs: list[SymbolInfo] | tuple, lang: Language) -> list[SymbolInfo]:
+        """The definitions a bare name may call: no method in a language where a bare
+        call has no implicit receiver (a Go method ``Context.WriteJSON`` defined in a
+        file without its struct is a child of the file, yet the bare ``WriteJSON(c, v)``
+        is the package function)."""
+        if lang.implicit_this:
+            return list(defs)
+        return [d for d in defs if d.kind != "method"]
 
     def _visible_call(self, path: str, name: str, lang: Language, module: str | None) -> Targets | None:
         """A definition the file sees without importing it: of its package folder, of
         a file it includes, of a namespace it is in, of a ``*`` import."""
         if lang.package_scope is not PackageScope.NONE:
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
-            same = [s for s in self.named(name) if s.path != path
+            same = [s for s in self._bare_callables(self.named(name), lang) if s.path != path
                     and (s.path.rsplit("/", 1)[0] if "/" in s.path else "") == folder
                     and s.language == lang.name and s.parent == self.module_of(s.path)]
             if lang.package_scope is PackageScope.CLASSES:
@@ -282,15 +299,17 @@ class Calls(Values):
         targets are remembered and shared by every site calling that name."""
         return self._memoized((BY_NAME, name, with_receiver, lang.family), self._name_targets), False
 
-    def _name_targets(self, name: str, with_receiver: bool, family: str) -> tuple[Target, ...]:
+    def _name_targets(self, name: str, with_receiver: bool | str, family: str) -> tuple[Target, ...]:
         candidates = self._name_candidates(name, with_receiver, family)
+        if with_receiver == METHODS_ONLY:
+            candidates = [s for s in candidates if s.kind != "function"]
         # one method of that name in the whole repository, and not a name the standard
         # types use: what a reader would take it for, with some doubt left
         unique = (with_receiver and len(candidates) == 1
                   and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__")))
         return tuple(self._targets(candidates, UNIQUE if unique else NAME))
 
-    def _name_candidates(self, name: str, with_receiver: bool, family: str) -> list[SymbolInfo]:
+    def _name_candidates(self, name: str, with_receiver: bool | str, family: str) -> list[SymbolInfo]:
         lang = family_rules(family)
 
         candidates = self.named(name)

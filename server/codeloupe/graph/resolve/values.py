@@ -183,6 +183,8 @@ class Values(Imports):
             if value is None or value.kind is ARRAY:
                 return value
             return EXTERNAL
+        if lang.allocator_calls and t.endswith(")") and t.split("(", 1)[0].strip() in lang.allocator_calls:
+            return self._type_value(t.split("(", 1)[1][:-1], path, scope, depth + 1)  # Go `new(T)`: a *T
         branches = ternary_branches(t) if lang.ternaries and "?" in t else None
         if branches is not None:  # `c ? a : b`: either value
             return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in branches])
