@@ -46,7 +46,7 @@ def targets(g: Graph, path: str, caller: str, name: str, line: int) -> tuple[set
 PY = "app/mail.py"
 RJ = "lib/registry.js"
 PT = "app/net/transport.py"
-RS, RSM = "src/net/transport.rs", "src/mail.rs"
+RS, RSM, RSB, RSP = "src/net/transport.rs", "src/mail.rs", "src/buf.rs", "src/pool.rs"
 CH, CC, CM = "net/transport.hpp", "net/transport.cpp", "app/mail.cpp"
 CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
@@ -210,6 +210,27 @@ CASES = {
         (RSM, "run", "deliver", 29, {f"{RSM}::deliver"}, "local"),
         (RSM, "run", "to_string", 31, None, None),  # a u32
         (RSM, "notify", "send", 39, {f"{RS}::Sender.send"}, "type"),  # `s: &dyn Sender`: the trait's
+        # calls inside macros' token trees; a macro is `name!`, never the method `write`
+        (RSB, "Buffer.push", "is_valid", 24, {f"{RSB}::Buffer.is_valid"}, "self"),
+        (RSB, "Buffer.push", "debug_assert!", 24, None, None),
+        (RSB, "Buffer.fmt", "write!", 49, None, None),
+        (RSB, "Buffer.fmt", "len", 49, {f"{RSB}::Buffer.len"}, "self"),
+        (RSB, "Buffer.copy", "reserve", 42, {f"{RSB}::Buffer.reserve"}, "type"),  # `Self::new()`
+        (RSP, "Pool.take", "checked", 18, {f"{RSP}::checked"}, "local"),
+        (RSP, "Pool.take", "len", 19, {f"{RSB}::Buffer.len"}, "type"),  # in `assert_eq!`
+        # an associated constructor through a path: `crate::buf::Buffer::with_capacity(n)`
+        (RSP, "Pool.take", "with_capacity", 16, {f"{RSB}::Buffer.with_capacity"}, "type"),
+        (RSP, "Pool.take", "reserve", 17, {f"{RSB}::Buffer.reserve"}, "type"),
+        # std receivers: Vec, String, a `Vec<Buffer>` field, slices, `&str`: never the
+        # repository's `Buffer.reserve` / `push` / `len`
+        (RSB, "Buffer.reserve", "reserve", 19, None, None),
+        (RSP, "Pool.take", "reserve", 21, None, None),
+        (RSP, "Pool.take", "push", 23, None, None),
+        (RSP, "Pool.take", "reserve", 24, None, None),
+        (RSP, "Pool.take", "pop", 26, None, None),
+        (RSP, "drain", "reserve", 33, {f"{RSB}::Buffer.reserve"}, "type"),  # `&'a mut Buffer`
+        (RSP, "drain", "len", 33, None, None),
+        (RSP, "drain", "len", 34, None, None),
     ],
     "cpp": [
         # methods defined out of line (`int Transport::send()` in transport.cpp) belong

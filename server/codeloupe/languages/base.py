@@ -125,6 +125,10 @@ class Language:
     module_functions_are_methods = False  # a function inside a `module` is a method (Ruby)
     module_facts = ModuleFacts.KEEP
     parameter_nodes: frozenset[str] = frozenset()  # parameter declarations (ModuleFacts.DROP_PARAMETERS)
+    # Rust macros (``extract.macros``): an invocation node's call is of the macro `name!`,
+    # and the calls in its token trees (this node type) are read from their tokens
+    macro_invocation_node = ""
+    token_tree_node = ""
     jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
     # tree-sitter node types for the facts of a local closure's parameters (JS/TS):
     # declarations that define one, function nodes, argument nodes worth following

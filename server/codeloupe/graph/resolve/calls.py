@@ -33,6 +33,7 @@ from .text import receiver_parts
 from .values import Values
 
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
+ARRAY = ValueKind.ARRAY
 LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = Reason
 SITE, BY_NAME = Lookup.SITE, Lookup.NAME
 # `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
@@ -114,6 +115,8 @@ class Calls(Values):
         value = self._parts_value(parts, path, caller, 0) if parts else None
         if value == EXTERNAL:
             return [], True
+        if value is not None and value.kind is ARRAY:  # `self.free.reserve(1)`, `free: Vec<Buffer>`
+            return [], True  # a method of the language's sequence type, never a repository one
         if value is not None:
             found = self._value_call(value, caller, name, lang)
             if found is not None:
