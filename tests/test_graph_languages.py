@@ -53,6 +53,7 @@ PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/M
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
 GR = "srv/render.go"
+TSS = "src/store.ts"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 CASES = {
     "python": [
@@ -104,6 +105,8 @@ CASES = {
         ("src/registry.ts", "Registry.last", "fire", 23, {"src/registry.ts::Hook.constructor.fire"}, "type"),
         # an untyped parameter of a local closure: what its defining method passes
         ("src/registry.ts", "Registry.each.use", "fire", 28, {"src/registry.ts::Hook.constructor.fire"}, "type"),
+        # an interface two classes implement: its member only (test_sole_implementation)
+        (TSS, "Session.load", "now", 45, {f"{TSS}::Clock.now"}, "type"),
     ],
     "javascript": [
         ("lib/transport.js", "Transport.send", "write", 7, {"lib/transport.js::Transport.write"}, "self"),
@@ -359,6 +362,22 @@ def test_go_value_receivers_call_methods_only() -> None:
     got, edges = targets(load("go"), GR, "serve", "WriteJSON", 48)
     assert got == {f"{GR}::Context.WriteJSON", f"{GR}::Recorder.WriteJSON", f"{GR}::JSONWriter.WriteJSON"}
     assert all(e.reason == "name" for e in edges)
+
+
+def test_sole_implementation() -> None:
+    """A call through a field or parameter typed by an interface that one class of the
+    repository implements: the interface member (as tsserver's call hierarchy) and that
+    class's method, marked `sole-implementation`, in the default view; never the
+    same-name method of a class implementing nothing."""
+    g = load("typescript")
+    for caller, name, line in (("Session.load", "get", 46), ("save", "put", 51)):
+        _, edges = targets(g, TSS, caller, name, line)
+        got = {(e.target, str(e.reason)) for e in edges}
+        assert got == {(f"{TSS}::Store.{name}", "type"), (f"{TSS}::MemoryStore.{name}", "sole-implementation")}
+        assert all(e.confidence >= DEFAULT_MIN_CONFIDENCE and not e.ambiguous for e in edges)
+        sole = next(e for e in edges if e.reason == "sole-implementation")
+        assert sole.confidence < next(e for e in edges if e.reason == "type").confidence
+    assert not [e for e in g.callers(f"{TSS}::Cache.get")]
 
 
 def test_type_references() -> None:

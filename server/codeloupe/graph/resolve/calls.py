@@ -34,7 +34,10 @@ from .values import Values
 
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
 ARRAY = ValueKind.ARRAY
-LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = Reason
+LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = (
+    Reason.LOCAL, Reason.SELF, Reason.SUPER, Reason.IMPORT, Reason.TYPE, Reason.PACKAGE, Reason.SUBCLASS,
+    Reason.UNIQUE, Reason.NAME)
+SOLE = Reason.SOLE_IMPLEMENTATION
 SITE, BY_NAME = Lookup.SITE, Lookup.NAME
 # `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
 # plain function (``Language.package_functions_imported``)
@@ -161,12 +164,53 @@ class Calls(Values):
             if cls is not None and set(ids) & set(self._mro(cls.id)[0][1:]):
                 return self._targets(targets, SUPER), False
         if targets:
-            return self._targets(targets, TYPE, ctor=True), False
+            found_targets = self._targets(targets, TYPE, ctor=True)
+            if kind is INSTANCE:
+                found_targets += self._targets(self._sole_implementations(ids, name, targets), SOLE)
+            return found_targets, False
         if external:
             return [], True
         if kind is CLASS or not lang.dynamic_members:  # dynamic: by name after all
             return [], False
         return None
+
+    def _sole_implementations(self, ids: tuple[str, ...], name: str, found: list[SymbolInfo]) -> list[SymbolInfo]:
+        """``s.get()`` on a value typed by an interface that exactly one class of the
+        repository implements (names as a base, directly or through interfaces that
+        extend it): that class's ``get``, as tsserver's go to implementation finds it.
+        Two implementations or more: none (the interface member stays the answer)."""
+        out: list[SymbolInfo] = []
+        for cid in ids:
+            iface = self.symbol(cid)
+            if iface is None or iface.kind != "interface":
+                continue
+            impls = self._implementations(iface)
+            if len(impls) != 1:
+                continue
+            members, _ = self._lookup(impls[0].id, name)
+            out.extend(m for m in members if m not in found and m not in out and m.kind in FUNCTION_KINDS)
+        return out
+
+    def _implementations(self, iface: SymbolInfo) -> list[SymbolInfo]:
+        """The classes (not interfaces) deriving from an interface, through interfaces
+        that extend it; at most two are looked for (the search stops at a second)."""
+        impls: list[SymbolInfo] = []
+        seen = {iface.id}
+        queue = [iface]
+        while queue and len(seen) < 200 and len(impls) < 2:
+            cur = queue.pop()
+            for sub in self.subclasses(cur.name):
+                if sub in seen or cur.id not in self._mro(sub)[0]:
+                    continue
+                seen.add(sub)
+                cls = self.symbol(sub)
+                if cls is None:
+                    continue
+                if cls.kind == "interface":
+                    queue.append(cls)
+                elif cls.kind in CLASS_KINDS:
+                    impls.append(cls)
+        return impls
 
     def _self_call(self, path: str, caller: str, name: str) -> Targets:
         """``self.name()``: the class and its bases, a function a method assigned to the
