@@ -46,12 +46,14 @@ def targets(g: Graph, path: str, caller: str, name: str, line: int) -> tuple[set
 PY = "app/mail.py"
 RJ = "lib/registry.js"
 PT = "app/net/transport.py"
-RS, RSM = "src/net/transport.rs", "src/mail.rs"
+RS, RSM, RSB, RSP = "src/net/transport.rs", "src/mail.rs", "src/buf.rs", "src/pool.rs"
 CH, CC, CM = "net/transport.hpp", "net/transport.cpp", "app/mail.cpp"
 CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
+GR = "srv/render.go"
+TSS = "src/store.ts"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 KA, KE, KQ, KS = "cjs2/application.js", "cjs2/express.js", "cjs2/request.js", "cjs2/response.js"
 KR, KL, KV = "cjs2/router/index.js", "cjs2/router/layer.js", "cjs2/view.js"
@@ -120,6 +122,8 @@ CASES = {
         ("src/registry.ts", "Registry.last", "fire", 23, {"src/registry.ts::Hook.constructor.fire"}, "type"),
         # an untyped parameter of a local closure: what its defining method passes
         ("src/registry.ts", "Registry.each.use", "fire", 28, {"src/registry.ts::Hook.constructor.fire"}, "type"),
+        # an interface two classes implement: its member only (test_sole_implementation)
+        (TSS, "Session.load", "now", 45, {f"{TSS}::Clock.now"}, "type"),
     ],
     "javascript": [
         ("lib/transport.js", "Transport.send", "write", 7, {"lib/transport.js::Transport.write"}, "self"),
@@ -231,6 +235,14 @@ CASES = {
         ("srv/mail.go", "Service.Run", "helper", 27, {"srv/helper.go::helper"}, "package"),
         ("srv/mail.go", "Service.Run", "ToUpper", 28, None, None),
         ("srv/helper.go", "helper", "Send", 5, {"srv/mail.go::Mailer.Send"}, "type"),
+        # a package function and a method of the same name, the method in a file without
+        # its struct: a bare call is the function (Go has no implicit receiver), a call
+        # on a value of a known type is the method (`new(T)` is a *T)
+        (GR, "Context.JSON", "WriteJSON", 18, {f"{GR}::WriteJSON"}, "local"),
+        (GR, "WriteJSON", "WriteJSON", 23, {f"{GR}::Context.WriteJSON"}, "type"),
+        (GR, "serve", "WriteJSON", 44, {f"{GR}::WriteJSON"}, "local"),
+        (GR, "serve", "WriteJSON", 45, {f"{GR}::Context.WriteJSON"}, "type"),
+        (GR, "serve", "WriteJSON", 46, {f"{GR}::Recorder.WriteJSON"}, "type"),
     ],
     "rust": [
         (RS, "Transport.send", "write", 21, {f"{RS}::Transport.write"}, "self"),  # an `impl Trait for` block
@@ -250,6 +262,27 @@ CASES = {
         (RSM, "run", "deliver", 29, {f"{RSM}::deliver"}, "local"),
         (RSM, "run", "to_string", 31, None, None),  # a u32
         (RSM, "notify", "send", 39, {f"{RS}::Sender.send"}, "type"),  # `s: &dyn Sender`: the trait's
+        # calls inside macros' token trees; a macro is `name!`, never the method `write`
+        (RSB, "Buffer.push", "is_valid", 24, {f"{RSB}::Buffer.is_valid"}, "self"),
+        (RSB, "Buffer.push", "debug_assert!", 24, None, None),
+        (RSB, "Buffer.fmt", "write!", 49, None, None),
+        (RSB, "Buffer.fmt", "len", 49, {f"{RSB}::Buffer.len"}, "self"),
+        (RSB, "Buffer.copy", "reserve", 42, {f"{RSB}::Buffer.reserve"}, "type"),  # `Self::new()`
+        (RSP, "Pool.take", "checked", 18, {f"{RSP}::checked"}, "local"),
+        (RSP, "Pool.take", "len", 19, {f"{RSB}::Buffer.len"}, "type"),  # in `assert_eq!`
+        # an associated constructor through a path: `crate::buf::Buffer::with_capacity(n)`
+        (RSP, "Pool.take", "with_capacity", 16, {f"{RSB}::Buffer.with_capacity"}, "type"),
+        (RSP, "Pool.take", "reserve", 17, {f"{RSB}::Buffer.reserve"}, "type"),
+        # std receivers: Vec, String, a `Vec<Buffer>` field, slices, `&str`: never the
+        # repository's `Buffer.reserve` / `push` / `len`
+        (RSB, "Buffer.reserve", "reserve", 19, None, None),
+        (RSP, "Pool.take", "reserve", 21, None, None),
+        (RSP, "Pool.take", "push", 23, None, None),
+        (RSP, "Pool.take", "reserve", 24, None, None),
+        (RSP, "Pool.take", "pop", 26, None, None),
+        (RSP, "drain", "reserve", 33, {f"{RSB}::Buffer.reserve"}, "type"),  # `&'a mut Buffer`
+        (RSP, "drain", "len", 33, None, None),
+        (RSP, "drain", "len", 34, None, None),
     ],
     "cpp": [
         # methods defined out of line (`int Transport::send()` in transport.cpp) belong
@@ -369,6 +402,31 @@ def test_unknown_receivers_keep_every_candidate_marked() -> None:
     got, edges = targets(g, PY, "Service.run", "send", 32)  # `unknown.send(data)`
     assert got == {f"{PT}::Transport.send", f"{PT}::RetryingTransport.send", f"{PY}::Mailer.send"}
     assert all(e.ambiguous and e.reason == "name" and e.confidence < 0.5 for e in edges)
+
+
+def test_go_value_receivers_call_methods_only() -> None:
+    """`s.WriteJSON()` on a value of unknown type (a map's element): the methods of that
+    name are the candidates, never the package function `WriteJSON` (only a package
+    receiver calls a function)."""
+    got, edges = targets(load("go"), GR, "serve", "WriteJSON", 48)
+    assert got == {f"{GR}::Context.WriteJSON", f"{GR}::Recorder.WriteJSON", f"{GR}::JSONWriter.WriteJSON"}
+    assert all(e.reason == "name" for e in edges)
+
+
+def test_sole_implementation() -> None:
+    """A call through a field or parameter typed by an interface that one class of the
+    repository implements: the interface member (as tsserver's call hierarchy) and that
+    class's method, marked `sole-implementation`, in the default view; never the
+    same-name method of a class implementing nothing."""
+    g = load("typescript")
+    for caller, name, line in (("Session.load", "get", 46), ("save", "put", 51)):
+        _, edges = targets(g, TSS, caller, name, line)
+        got = {(e.target, str(e.reason)) for e in edges}
+        assert got == {(f"{TSS}::Store.{name}", "type"), (f"{TSS}::MemoryStore.{name}", "sole-implementation")}
+        assert all(e.confidence >= DEFAULT_MIN_CONFIDENCE and not e.ambiguous for e in edges)
+        sole = next(e for e in edges if e.reason == "sole-implementation")
+        assert sole.confidence < next(e for e in edges if e.reason == "type").confidence
+    assert not [e for e in g.callers(f"{TSS}::Cache.get")]
 
 
 def test_type_references() -> None:

@@ -19,7 +19,8 @@ Syntax errors do not stop extraction: tree-sitter recovers, and every match it
 still finds is kept. The steps, one module each: ``parse`` (and recovery),
 ``captures`` (matches → definitions and raw references), ``symbols`` (nesting,
 names, ids, the module unit), ``references`` (enclosing symbols, facts), ``docs``
-(docstrings, comments, signatures), ``jsdoc`` and ``closures`` (JS/TS typing facts).
+(docstrings, comments, signatures), ``jsdoc`` and ``closures`` (JS/TS typing facts),
+``macros`` (Rust macro invocations and the calls in their token trees).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .closures import closure_param_facts
 from .docs import DOC_TRANSPARENT
 from .expando import find_members, member_facts, own_functions, this_receivers
 from .jsdoc import jsdoc_facts
+from .macros import macro_refs
 from .parse import count_errors, parse, recover
 from .references import make_references
 from .source import Source
@@ -46,7 +48,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #    `X.prototype = {...}`), a factory's local function lent members a class, a nested
 #    definition in a member named under its object (`View.render.x`).
 # 3: Python container facts (`xs.append(x)`, `d[k] = x`, `for k, v in ...`, comprehensions).
-EXTRACT_VERSION = 3
+# 4: Rust macros: an invocation calls `name!`; the calls in its token trees.
+EXTRACT_VERSION = 4
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -68,6 +71,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     symbols = make_symbols(unit, real)
     module = module_symbol(unit, ordered)
     raw = found.refs
+    if lang.macro_invocation_node:
+        raw = macro_refs(unit.src, lang, raw)
     whole: list = []
     if expando is not None:
         own_functions(expando, real)

@@ -30,7 +30,9 @@ step that found it (``reason``) and a ``confidence``:
    of ``c ? a : b``; every assignment of a variable assigned again; a JS closure's
    parameters from the calls its defining function makes; a function a method
    assigns to ``this.name``, for ``x.name()`` on an instance whose class has no
-   such member);
+   such member); with ``sole-implementation`` (0.8) beside it, the method of the
+   one repository class implementing the interface a value is typed by (none when
+   two classes or more implement it: the interface member stays the answer);
 5. ``name``: only when nothing above found the target (nor showed it lies outside
    the repository: a builtin, an external module, a method of an external type), by
    name across the repository: low confidence, every candidate kept and the edges

@@ -30,6 +30,9 @@ class Reason(StrEnum):
     TYPE = "type"  # a value whose type is known
     PACKAGE = "package"  # a definition of the same package folder (Go, Java, C#)
     SUBCLASS = "subclass"  # a method a mixin calls on self, defined by its subclasses
+    # a call through an interface type: the method of the one class in the repository
+    # that implements it (beside the edge to the interface member)
+    SOLE_IMPLEMENTATION = "sole-implementation"
     UNIQUE = "unique"  # the only method of that name in the repository
     NAME = "name"  # by name only: every candidate
 
@@ -37,7 +40,8 @@ class Reason(StrEnum):
 # confidence of an edge, per step
 CONFIDENCE: dict[Reason, float] = {
     Reason.LOCAL: 0.95, Reason.SELF: 0.95, Reason.SUPER: 0.95, Reason.IMPORT: 0.9,
-    Reason.TYPE: 0.9, Reason.PACKAGE: 0.85, Reason.SUBCLASS: 0.6, Reason.UNIQUE: 0.6,
+    Reason.TYPE: 0.9, Reason.PACKAGE: 0.85, Reason.SOLE_IMPLEMENTATION: 0.8, Reason.SUBCLASS: 0.6,
+    Reason.UNIQUE: 0.6,
     Reason.NAME: 0.3,
 }
 # What users see by default (call hierarchy, code lens and hover counts, ``codeloupe calls``

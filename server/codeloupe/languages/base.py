@@ -125,6 +125,10 @@ class Language:
     module_functions_are_methods = False  # a function inside a `module` is a method (Ruby)
     module_facts = ModuleFacts.KEEP
     parameter_nodes: frozenset[str] = frozenset()  # parameter declarations (ModuleFacts.DROP_PARAMETERS)
+    # Rust macros (``extract.macros``): an invocation node's call is of the macro `name!`,
+    # and the calls in its token trees (this node type) are read from their tokens
+    macro_invocation_node = ""
+    token_tree_node = ""
     jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
     # tree-sitter node types for the facts of a local closure's parameters (JS/TS):
     # declarations that define one, function nodes, argument nodes worth following
@@ -161,6 +165,9 @@ class Language:
     # a call with a receiver may be of a plain function (JS functions set on objects,
     # Go functions of a package)
     functions_as_methods = False
+    # ... but only through an imported package (Go): a call on any other receiver is
+    # a method's, never a plain function's of the same name
+    package_functions_imported = False
     type_aliases_as_variables = False  # `Link = Transport` (Ruby), `using Link = T;` (C++)
     # JS objects and prototypes: `app.set = function () {}` / `View.prototype.render = ...`
     # at a file's top level make `set` a member of `app` (``extract.expando``), with
@@ -202,6 +209,7 @@ class Language:
     container_literals = False  # `[a, b]`, `{k: v}`, `{a}` (comprehensions too): their elements' values
     inline_conditional = False  # `a if c else b` is either value
     builtin_calls: frozenset[str] = frozenset()  # callables every program has (not the repository's)
+    allocator_calls: frozenset[str] = frozenset()  # Go `new(T)`: a builtin whose value is a T
     external_types: frozenset[str] = frozenset()  # standard types (never a repository class)
 
     def __init__(self) -> None:

@@ -22,9 +22,11 @@ class Go(Language):
     extensions = (".go",)
     aliases = ("golang",)
     methods_apart = MethodsApart.SAME_FOLDER
-    functions_as_methods = True
+    functions_as_methods = True  # `pkg.F()`
+    package_functions_imported = True  # `c.F()` on a value is a method
     package_scope = PackageScope.DEFINITIONS
     builtin_calls = BUILTINS
+    allocator_calls = frozenset({"new"})
     external_types = frozenset({
         "error", "rune", "uint", "uint64", "uint32", "int64", "int32", "float64", "float32",
         "uintptr", "interface{}", "context.Context",

@@ -7,6 +7,14 @@ from typing import Any
 
 from .base import ImportContext, Language, MethodsApart, use_path
 
+# the standard macros (a call of one is named `name!`: never a repository function)
+STD_MACROS = frozenset(f"{m}!" for m in """
+assert assert_eq assert_ne debug_assert debug_assert_eq debug_assert_ne write writeln print
+println eprint eprintln format format_args vec panic todo unimplemented unreachable matches dbg
+concat stringify include include_str include_bytes env option_env cfg line column file
+module_path compile_error thread_local
+""".split())
+
 
 class Rust(Language):
     """Rust."""
@@ -21,10 +29,15 @@ class Rust(Language):
     impl_blocks = True
     namespaced = True
     path_roots = frozenset({"crate", "self", "super"})
+    macro_invocation_node = "macro_invocation"
+    token_tree_node = "token_tree"
+    builtin_calls = STD_MACROS
     external_types = frozenset({
         "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
         "f32", "f64", "Vec", "Option", "Result", "Box", "Rc", "Arc", "HashSet",
         "BTreeMap", "BTreeSet", "VecDeque", "RefCell", "Cell", "Mutex", "RwLock",
+        "String", "str", "char", "bool", "HashMap", "BinaryHeap", "LinkedList", "Cow", "Weak",
+        "Path", "PathBuf", "OsStr", "OsString", "Duration", "Instant", "Formatter", "Ordering",
     })
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,

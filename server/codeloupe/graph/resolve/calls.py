@@ -33,8 +33,15 @@ from .text import receiver_parts
 from .values import CONTAINERS, Values
 
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
-LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = Reason
+ARRAY = ValueKind.ARRAY
+LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = (
+    Reason.LOCAL, Reason.SELF, Reason.SUPER, Reason.IMPORT, Reason.TYPE, Reason.PACKAGE, Reason.SUBCLASS,
+    Reason.UNIQUE, Reason.NAME)
+SOLE = Reason.SOLE_IMPLEMENTATION
 SITE, BY_NAME = Lookup.SITE, Lookup.NAME
+# `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
+# plain function (``Language.package_functions_imported``)
+METHODS_ONLY = "methods"
 # the targets, and whether the call is known to leave the repository
 Targets = tuple[list[Target] | tuple[Target, ...], bool]
 
@@ -111,6 +118,8 @@ class Calls(Values):
         value = self._parts_value(parts, path, caller, 0) if parts else None
         if value == EXTERNAL:
             return [], True
+        if value is not None and value.kind is ARRAY:  # `self.free.reserve(1)`, `free: Vec<Buffer>`
+            return [], True  # a method of the language's sequence type, never a repository one
         if value is not None:
             found = self._value_call(value, caller, name, lang)
             if found is not None:
@@ -119,6 +128,10 @@ class Calls(Values):
             qualified = self._qualified(".".join([*parts, name]), lang)
             if qualified:  # a namespace-qualified class or function: `net::Transport(...)`
                 return self._targets(qualified, IMPORT, ctor=True), False
+        if lang.package_functions_imported and parts and not self.has_import(path, parts[0]):
+            # Go: `c.WriteJSON(v)` on a value (not an imported package) is a method,
+            # never the package function of that name
+            return self._memoized((BY_NAME, name, METHODS_ONLY, lang.family), self._name_targets), False
         return self._by_name(name, with_receiver=True, lang=lang)
 
     def _value_call(self, value: Value, caller: str, name: str, lang: Language) -> Targets | None:
@@ -154,12 +167,53 @@ class Calls(Values):
             if cls is not None and set(ids) & set(self._mro(cls.id)[0][1:]):
                 return self._targets(targets, SUPER), False
         if targets:
-            return self._targets(targets, TYPE, ctor=True), False
+            found_targets = self._targets(targets, TYPE, ctor=True)
+            if kind is INSTANCE:
+                found_targets += self._targets(self._sole_implementations(ids, name, targets), SOLE)
+            return found_targets, False
         if external:
             return [], True
         if kind is CLASS or not lang.dynamic_members:  # dynamic: by name after all
             return [], False
         return None
+
+    def _sole_implementations(self, ids: tuple[str, ...], name: str, found: list[SymbolInfo]) -> list[SymbolInfo]:
+        """``s.get()`` on a value typed by an interface that exactly one class of the
+        repository implements (names as a base, directly or through interfaces that
+        extend it): that class's ``get``, as tsserver's go to implementation finds it.
+        Two implementations or more: none (the interface member stays the answer)."""
+        out: list[SymbolInfo] = []
+        for cid in ids:
+            iface = self.symbol(cid)
+            if iface is None or iface.kind != "interface":
+                continue
+            impls = self._implementations(iface)
+            if len(impls) != 1:
+                continue
+            members, _ = self._lookup(impls[0].id, name)
+            out.extend(m for m in members if m not in found and m not in out and m.kind in FUNCTION_KINDS)
+        return out
+
+    def _implementations(self, iface: SymbolInfo) -> list[SymbolInfo]:
+        """The classes (not interfaces) deriving from an interface, through interfaces
+        that extend it; at most two are looked for (the search stops at a second)."""
+        impls: list[SymbolInfo] = []
+        seen = {iface.id}
+        queue = [iface]
+        while queue and len(seen) < 200 and len(impls) < 2:
+            cur = queue.pop()
+            for sub in self.subclasses(cur.name):
+                if sub in seen or cur.id not in self._mro(sub)[0]:
+                    continue
+                seen.add(sub)
+                cls = self.symbol(sub)
+                if cls is None:
+                    continue
+                if cls.kind == "interface":
+                    queue.append(cls)
+                elif cls.kind in CLASS_KINDS:
+                    impls.append(cls)
+        return impls
 
     def _self_call(self, path: str, caller: str, name: str) -> Targets:
         """``self.name()``: the class and its bases, a function a method assigned to the
@@ -217,7 +271,7 @@ class Calls(Values):
                 if local:  # a function of an ES5 constructor's body
                     return self._targets(local, LOCAL, ctor=True), False
                 continue
-            defs = [d for d in self.children(s.id, name) if d.kind in CALLABLE_KINDS]
+            defs = [d for d in self._bare_callables(self.children(s.id, name), lang) if d.kind in CALLABLE_KINDS]
             if defs:
                 return self._targets(defs, LOCAL, ctor=True), False
             if s.id != module:
@@ -225,17 +279,27 @@ class Calls(Values):
                 if local:
                     return self._value_targets(self._eval_facts(local, path, s.id, 1))
         if module is not None:
-            defs = [d for d in self.children(module, name) if d.kind in CALLABLE_KINDS]
+            defs = [d for d in self._bare_callables(self.children(module, name), lang) if d.kind in CALLABLE_KINDS]
             if defs:
                 return self._targets(defs, LOCAL, ctor=True), False
         return None
+
+    @staticmethod
+    def _bare_callables(defs: list[SymbolInfo] | tuple, lang: Language) -> list[SymbolInfo]:
+        """The definitions a bare name may call: no method in a language where a bare
+        call has no implicit receiver (a Go method ``Context.WriteJSON`` defined in a
+        file without its struct is a child of the file, yet the bare ``WriteJSON(c, v)``
+        is the package function)."""
+        if lang.implicit_this:
+            return list(defs)
+        return [d for d in defs if d.kind != "method"]
 
     def _visible_call(self, path: str, name: str, lang: Language, module: str | None) -> Targets | None:
         """A definition the file sees without importing it: of its package folder, of
         a file it includes, of a namespace it is in, of a ``*`` import."""
         if lang.package_scope is not PackageScope.NONE:
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
-            same = [s for s in self.named(name) if s.path != path
+            same = [s for s in self._bare_callables(self.named(name), lang) if s.path != path
                     and (s.path.rsplit("/", 1)[0] if "/" in s.path else "") == folder
                     and s.language == lang.name and s.parent == self.module_of(s.path)]
             if lang.package_scope is PackageScope.CLASSES:
@@ -288,15 +352,17 @@ class Calls(Values):
         targets are remembered and shared by every site calling that name."""
         return self._memoized((BY_NAME, name, with_receiver, lang.family), self._name_targets), False
 
-    def _name_targets(self, name: str, with_receiver: bool, family: str) -> tuple[Target, ...]:
+    def _name_targets(self, name: str, with_receiver: bool | str, family: str) -> tuple[Target, ...]:
         candidates = self._name_candidates(name, with_receiver, family)
+        if with_receiver == METHODS_ONLY:
+            candidates = [s for s in candidates if s.kind != "function"]
         # one method of that name in the whole repository, and not a name the standard
         # types use: what a reader would take it for, with some doubt left
         unique = (with_receiver and len(candidates) == 1
                   and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__")))
         return tuple(self._targets(candidates, UNIQUE if unique else NAME))
 
-    def _name_candidates(self, name: str, with_receiver: bool, family: str) -> list[SymbolInfo]:
+    def _name_candidates(self, name: str, with_receiver: bool | str, family: str) -> list[SymbolInfo]:
         lang = family_rules(family)
 
         candidates = self.named(name)

@@ -70,6 +70,8 @@ def type_name(text: str, _depth: int = 0) -> str | None:
     for prefix in ("readonly ", "const ", "final ", "*", "&", "?", "mut ", "dyn ", "impl ", "\\"):
         while t.startswith(prefix):
             t = t[len(prefix):].strip()
+            if prefix == "&" and t.startswith("'"):  # Rust `&'a T`: a lifetime
+                t = t.split(None, 1)[1] if " " in t else ""
     t = t.rstrip("*& ").strip()  # C++ `Foo*`, `Foo&`
     if t.startswith("(") and _matching(t) == len(t) - 1:
         if len(split_top(t[1:-1], "|")) > 1:  # JSDoc: {(Option | Argument)}

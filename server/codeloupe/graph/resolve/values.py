@@ -4,6 +4,8 @@ elements of sequences, either branch of a conditional), as a ``Value``."""
 
 from __future__ import annotations
 
+import re
+
 from ...languages import (
     CLASS_NAMES,
     EXTERNAL_TYPES,
@@ -52,6 +54,7 @@ TYPED, DECLARED, ASSIGNED, ELEMENTS, ITEM, KEYED, SECOND = FactForm
 TYPE, ATTRIBUTE, VARIABLE, RETURNS = Lookup.TYPE, Lookup.ATTRIBUTE, Lookup.VARIABLE, Lookup.RETURNS
 _CONSTANTS = ("None", "True", "False", "null", "true", "false", "nil")
 _SELF_TYPES = ("Self", "this", "typing.Self")  # a return type that is the class itself
+_REFERENCE = re.compile(r"^(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
 _UNDECIDED = object()  # no scope around has the name: look further
 
 
@@ -133,7 +136,7 @@ class Values(Imports):
             if classes:
                 return Value(INSTANCE, tuple(classes))
         if name is None:
-            stripped = text.strip()
+            stripped = _REFERENCE.sub("", text.strip())  # Rust `&[u8]`, `&'a mut [T]`: a slice
             head = stripped.split("[", 1)[0].split("<", 1)[0].strip()
             return EXTERNAL if head in EXTERNAL_TYPES or stripped.startswith(("[", "{", "(")) else None
         return self._memoized((TYPE, path, scope, name), self._compute_type, depth + 1)
@@ -221,6 +224,8 @@ class Values(Imports):
             if value is None or value.kind is ARRAY or value.kind is PAIRS:
                 return value
             return EXTERNAL
+        if lang.allocator_calls and t.endswith(")") and t.split("(", 1)[0].strip() in lang.allocator_calls:
+            return self._type_value(t.split("(", 1)[1][:-1], path, scope, depth + 1)  # Go `new(T)`: a *T
         for pattern, kind in ((lang.element_call, INSTANCE), (lang.pairs_call, PAIRS)):
             call = pattern.match(t) if pattern is not None else None
             if call is not None:  # next(it), min(xs): an element; enumerate(xs): (index, element)
@@ -269,6 +274,26 @@ class Values(Imports):
                 return Value(INSTANCE if head[-1].endswith("()") else CLASS, ids), parts[i - 1:]
         return None
 
+    def _path_prefix(self, parts: list[str], path: str, depth: int) -> tuple[Value, list[str]] | None:
+        """``crate::buf::Buffer::with_capacity(n)``: the longest leading run of names
+        that is a path to a class the way a ``use`` of it would name it (Rust: a
+        module file's item; ``Language.path_roots`` on), as in ``_qualified_prefix``."""
+        lang = self.language_of(path)
+        if not lang.path_roots:
+            return None
+        for i in range(len(parts), 1, -1):
+            head = parts[:i]
+            if any(p.endswith(")") or p.startswith("[") for p in head[:-1]) or head[-1].startswith("["):
+                continue
+            names = [p[:-2] if p.endswith("()") else p for p in head]
+            if len([n for n in names if n not in lang.path_roots]) < 2:
+                continue
+            found = lang.import_value(self, path, names[-1], "::".join(names), names[-1], depth + 1)
+            classes = tuple(s.id for s in found if s.kind in CLASS_KINDS) if isinstance(found, list) else ()
+            if classes:
+                return Value(INSTANCE if head[-1].endswith("()") else CLASS, classes), parts[i - 1:]
+        return None
+
     @staticmethod
     def _either_value(values: list[Value | None]) -> Value | None:
         """A value that is one of these: the repository ones of the first kind among
@@ -295,7 +320,7 @@ class Values(Imports):
         else:
             value = self._name_value(first, path, scope, depth + 1)
         if value is None and len(parts) > 1 and self.language_of(path).namespaced:
-            found = self._qualified_prefix(parts, path)
+            found = self._qualified_prefix(parts, path) or self._path_prefix(parts, path, depth + 1)
             if found is not None:
                 value, parts = found
         for part in parts[1:]:
