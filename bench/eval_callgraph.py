@@ -72,7 +72,8 @@ RESULTS = HERE / "results" / "eval_callgraph.json"
 NODE_BIN = TOOLS / "node" / "node_modules" / ".bin"
 NPM_TOOLS = ("pyright@1.1.389", "typescript@5.6.3", "typescript-language-server@4.3.3", "intelephense@1.12.6")
 SAMPLE = 40  # symbols per project
-REQUEST_LIMIT_S = 180.0
+REQUEST_LIMIT_S = 90.0
+MAX_TIMEOUTS = 3  # a reference past this many timeouts is broken: its other requests are not sent
 
 Pair = tuple[str, int, str]  # (site path, 1-based site line, target symbol id)
 SYSTEMS = ("codeloupe_default", "codeloupe_all_edges", "name_matching", "reference")
@@ -217,7 +218,10 @@ def server_command(tool: str, root: Path, project: dict[str, Any]) -> tuple[list
     language = project["language"]
     if tool == "pyright":
         exe = NODE_BIN / "pyright-langserver"
-        (root / "pyrightconfig.json").write_text(json.dumps({"include": ["."], "typeCheckingMode": "off"}))
+        # a src layout: tests import the package from src/ (as an installed package would be)
+        extra = sorted(str(d.relative_to(root)) for d in [*root.glob("src"), *root.glob("*/src")] if d.is_dir())
+        (root / "pyrightconfig.json").write_text(json.dumps(
+            {"include": ["."], "extraPaths": extra, "typeCheckingMode": "off"}))
         argv = [str(exe), "--stdio"]
     elif tool == "tsserver":
         exe = NODE_BIN / "typescript-language-server"
@@ -271,10 +275,9 @@ class Lsp:
         self.opened: set[str] = set()
         threading.Thread(target=self._read, daemon=True).start()
         uri = self.root.as_uri()
-        caps = {"textDocument": {"callHierarchy": {"dynamicRegistration": False},
-                                 "synchronization": {"didSave": False}, "references": {}},
-                "workspace": {"workspaceFolders": True, "configuration": True},
-                "window": {"workDoneProgress": True}}
+        # no workspace/window capabilities: pyright 1.1.389 given workspace.configuration and
+        # window.workDoneProgress answers nothing after initialize
+        caps = {"textDocument": {"callHierarchy": {"dynamicRegistration": False}}}
         self.request("initialize", {"processId": os.getpid(), "rootUri": uri, "rootPath": str(self.root),
                                     "workspaceFolders": [{"uri": uri, "name": self.root.name}],
                                     "capabilities": caps, "initializationOptions": init_options})
@@ -411,6 +414,8 @@ def reference_pairs(ls: Lsp, graph: Graph, language: str, symbols: list[str]) ->
                         pairs |= {(sym.path, r["start"]["line"] + 1, target) for r in call["fromRanges"]}
         except (RuntimeError, TimeoutError) as exc:
             info["errors"].append(f"{sid}: {exc}")
+            if sum("no answer after" in e for e in info["errors"]) >= MAX_TIMEOUTS:
+                raise TimeoutError(f"{MAX_TIMEOUTS} requests unanswered: {info['errors'][-1]}") from exc
     return pairs, info
 
 
