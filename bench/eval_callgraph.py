@@ -384,11 +384,79 @@ def _to_symbol(graph: Graph, path: str, item: dict) -> str | None:
     return max(pick, key=lambda s: s.start_line).id if pick else None
 
 
+def _covers(rng: dict, pos: tuple[int, int]) -> bool:
+    s, e = rng["start"], rng["end"]
+    return (s["line"], s["character"]) <= pos <= (e["line"], e["character"])
+
+
+def _locations(answer: Any) -> list[tuple[str, int]]:
+    """(uri, 0-based line) of a definition/references answer (Location or LocationLink)."""
+    out = []
+    for loc in answer if isinstance(answer, list) else [answer] if answer else []:
+        uri = loc.get("uri") or loc.get("targetUri")
+        rng = loc.get("range") or loc.get("targetSelectionRange") or loc.get("targetRange")
+        if uri and rng:
+            out.append((uri, rng["start"]["line"]))
+    return out
+
+
+def _defined_symbol(graph: Graph, path: str, line: int, name: str) -> str | None:
+    """The symbol declared at a definition's line (1-based), preferring the called name."""
+    here = [graph.symbols[i] for i in graph.file_symbols.get(path, ())]
+    here = [s for s in here if s.kind != "module" and s.start_line <= line <= s.start_line + 3]
+    named = [s for s in here if s.name == name]  # not the function around a parameter
+    return min(named, key=lambda s: abs(s.start_line - line)).id if named else None
+
+
+def _by_references(ls: Lsp, graph: Graph, sym: SymbolInfo, pos: tuple[int, int], inner: Innermost) -> set[Pair]:
+    """Where a server has no call hierarchy item for a symbol (tsserver on ``var f =
+    function``, ``obj.m = function``): callers are its references followed by ``(`` (or
+    after ``new``), callees are the server's definition of each call site's name in the
+    body (the sites are syntax: the call expressions of the file)."""
+    doc = {"uri": (ls.root / sym.path).as_uri()}
+    out: set[Pair] = set()
+    lines: dict[str, list[str]] = {}
+    refs = ls.request("textDocument/references", {"textDocument": doc, "position": {
+        "line": pos[0], "character": pos[1]}, "context": {"includeDeclaration": False}}) or []
+    for ref in refs:
+        path = ls.rel(ref["uri"])
+        if path is None:
+            continue
+        text = _code_lines(ls.root, path, lines)
+        n, c = ref["range"]["start"]["line"], ref["range"]["end"]["character"]
+        row = text[n] if n < len(text) else ""
+        if re.match(r"\s*(\?\.)?\s*(<[^>]*>)?\s*\(", row[c:]) or row[:ref["range"]["start"]["character"]].rstrip(
+                ).endswith("new"):
+            out.add((path, n + 1, sym.id))
+    for site in graph.sites.get(sym.path, ()):
+        if inner(site.path, site.line) != sym.id:
+            continue
+        answer = ls.request("textDocument/definition", {"textDocument": doc, "position": {
+            "line": site.line - 1, "character": site.col}})
+        for uri, line in _locations(answer):
+            path = ls.rel(uri)
+            target = _defined_symbol(graph, path, line + 1, site.name) if path is not None else None
+            if target is not None and target != "":
+                out.add((site.path, site.line, target))
+    return out
+
+
+def _code_lines(root: Path, path: str, cache: dict[str, list[str]]) -> list[str]:
+    if path not in cache:
+        try:
+            cache[path] = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            cache[path] = []
+    return cache[path]
+
+
 def reference_pairs(ls: Lsp, graph: Graph, language: str, symbols: list[str]) -> tuple[set[Pair], dict]:
-    """The reference's callers and callees of each sampled symbol, as pairs; and counts of
-    what it could not answer."""
+    """The reference's callers and callees of each sampled symbol, as pairs; and what it
+    could not answer. Its call hierarchy where it gives an item for the symbol's name, else
+    references and definitions (``by_references`` counts those symbols)."""
     pairs: set[Pair] = set()
-    info = {"no_item": [], "errors": []}
+    info: dict[str, Any] = {"no_item": [], "errors": [], "by_references": 0}
+    inner = Innermost(graph)
     for sid in symbols:
         sym = graph.symbols[sid]
         pos = name_position(ls.root, sym)
@@ -400,8 +468,10 @@ def reference_pairs(ls: Lsp, graph: Graph, language: str, symbols: list[str]) ->
         try:
             items = ls.request("textDocument/prepareCallHierarchy",
                                {"textDocument": doc, "position": {"line": pos[0], "character": pos[1]}}) or []
+            items = [i for i in items if _covers(i["selectionRange"], pos)]
             if not items:
-                info["no_item"].append(sid)
+                info["by_references"] += 1
+                pairs |= _by_references(ls, graph, sym, pos, inner)
             for item in items[:1]:
                 for call in ls.request("callHierarchy/incomingCalls", {"item": item}) or []:
                     path = ls.rel(call["from"]["uri"])
@@ -527,6 +597,7 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool) -> d
                 ls.close()
             systems["reference"] = set().union(*split_pairs(got, symbols, inner))
             ref_info.update({"seconds": round(time.perf_counter() - t1, 1), "no_item": len(info["no_item"]),
+                             "by_references": info["by_references"],
                              "errors": info["errors"][:20]})
         except (ToolMissing, OSError, TimeoutError, RuntimeError) as exc:
             ref_info["skipped"] = str(exc)
@@ -604,6 +675,31 @@ def pooled(rows: list[dict[str, Any]], by: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def decide(project: str, status: str, reason: str, target: str = "", code: str = "", path: str = "",
+           line: int = 0, systems: str = "") -> int:
+    """Record a decision on the open pairs of a dev project's truth that match every filter
+    given (target id contains, code line regex, path contains, line, systems exactly, as
+    comma-separated names): status "true"/"false" and the reason, read by hand. The
+    number decided."""
+    if status not in ("true", "false"):
+        raise SystemExit("status is true or false")
+    tp = TRUTH / f"{project}.json"
+    truth = json.loads(tp.read_text())
+    n = 0
+    for e in truth["sites"]:
+        if e["status"] != "to adjudicate" or (target and target not in e["target"]) or (
+                code and not re.search(code, e["code"])) or (path and path not in e["path"]) or (
+                line and e["line"] != line) or (systems and ",".join(e["systems"]) != systems):
+            continue
+        e["status"], e["reason"] = status, reason
+        e.pop("hint", None)
+        n += 1
+    truth["counts"] = {k: sum(1 for e in truth["sites"] if e["status"] == k)
+                       for k in ("agreed", "to adjudicate", "true", "false")}
+    tp.write_text(json.dumps(truth, indent=1) + "\n")
+    return n
+
+
 def install_tools() -> None:
     """The npm references under bench/.cache/tools (gopls and clangd come from apt)."""
     TOOLS.mkdir(parents=True, exist_ok=True)
@@ -621,6 +717,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", action="store_true", help="score the committed dev files, no run")
     ap.add_argument("--sample", type=int, default=SAMPLE)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--decide", nargs=3, metavar=("PROJECT", "STATUS", "REASON"),
+                    help="record a decision on the open pairs matching --target/--code/--path/--line/--systems")
+    ap.add_argument("--target", default="")
+    ap.add_argument("--code", default="")
+    ap.add_argument("--path", default="")
+    ap.add_argument("--line", type=int, default=0)
+    ap.add_argument("--systems", default="")
     ap.add_argument("--score-heldout", action="store_true",
                     help="the final measurement only: never while tuning the graph")
     args = ap.parse_args(argv)
@@ -628,6 +731,11 @@ def main(argv: list[str] | None = None) -> int:
     by_name = {p["name"]: p for p in spec["projects"]}
     if args.tools:
         install_tools()
+    if args.decide:
+        n = decide(*args.decide, target=args.target, code=args.code, path=args.path, line=args.line,
+                   systems=args.systems)
+        print(f"{n} pairs decided")
+        return 0
     if args.list:
         for p in spec["projects"]:
             f = p["fetch"]
@@ -665,7 +773,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(r)
         ref = r["reference"]
         state = f"skipped: {ref['skipped']}" if "skipped" in ref else \
-            f"{ref['seconds']}s, no item for {ref['no_item']}, {len(ref['errors'])} errors"
+            f"{ref['seconds']}s, no name for {ref['no_item']}, by references {ref['by_references']}, " \
+            f"{len(ref['errors'])} errors"
         print(f"{r['name']} ({r['split']}): {r['symbols']} symbols, {r['sites']} candidate pairs "
               f"{r['counts']}; reference {ref['tool']}: {state}; {r['seconds']}s", file=sys.stderr, flush=True)
     print_table(rows)
