@@ -376,12 +376,12 @@ def name_position(root: Path, sym: SymbolInfo) -> tuple[int, int] | None:
 def _to_symbol(graph: Graph, path: str, item: dict) -> str | None:
     """The graph's symbol an LSP call hierarchy item names (by file, name and lines)."""
     line = item["selectionRange"]["start"]["line"] + 1
-    name = item["name"].split("(")[0].split(".")[-1].strip()
+    words = re.findall(r"[\w$]+", item["name"])  # "(*Router).ServeHTTP", "Foo.bar", "baz"
+    if not words:
+        return None
     inside = [graph.symbols[i] for i in graph.file_symbols.get(path, ())]
-    inside = [s for s in inside if s.kind != "module" and s.start_line <= line <= s.end_line]
-    named = [s for s in inside if s.name == name]
-    pick = named or [s for s in inside if s.start_line >= line - 3]
-    return max(pick, key=lambda s: s.start_line).id if pick else None
+    named = [s for s in inside if s.kind != "module" and s.start_line <= line <= s.end_line and s.name == words[-1]]
+    return max(named, key=lambda s: s.start_line).id if named else None  # never the symbol around it
 
 
 def _covers(rng: dict, pos: tuple[int, int]) -> bool:
