@@ -256,6 +256,7 @@ def server_command(tool: str, root: Path, project: dict[str, Any]) -> tuple[list
     return ["nice", "-n", "19", *argv], env, opts
 
 
+UNSUPPORTED = object()  # what Lsp.request answers for a method the server does not have
 LANGUAGE_IDS = {"python": "python", "javascript": "javascript", "typescript": "typescript",
                 "tsx": "typescriptreact", "go": "go", "c": "c", "cpp": "cpp", "php": "php"}
 
@@ -317,8 +318,9 @@ class Lsp:
             elif "id" in msg and msg["id"] in self._waiting:
                 self._waiting[msg["id"]].put(msg)
 
-    def request(self, method: str, params: Any, limit: float = REQUEST_LIMIT_S) -> Any:
-        """The result; RuntimeError on an error answer, TimeoutError past ``limit``."""
+    def request(self, method: str, params: Any, limit: float = REQUEST_LIMIT_S, unsupported: bool = False) -> Any:
+        """The result; RuntimeError on an error answer (``UNSUPPORTED`` instead, with
+        ``unsupported``, when the server has no such method), TimeoutError past ``limit``."""
         with self._lock:
             self._id += 1
             rid = self._id
@@ -332,6 +334,9 @@ class Lsp:
         finally:
             self._waiting.pop(rid, None)
         if "error" in msg:
+            if unsupported and (msg["error"].get("code") == -32601 or re.search(
+                    r"method not found|unhandled method", str(msg["error"].get("message")), re.I)):
+                return UNSUPPORTED
             raise RuntimeError(f"{method}: {msg['error'].get('message')}")
         return msg.get("result")
 
@@ -413,6 +418,11 @@ def _by_references(ls: Lsp, graph: Graph, sym: SymbolInfo, pos: tuple[int, int],
     function``, ``obj.m = function``): callers are its references followed by ``(`` (or
     after ``new``), callees are the server's definition of each call site's name in the
     body (the sites are syntax: the call expressions of the file)."""
+    return _callers_by_references(ls, sym, pos) | _callees_by_definitions(ls, graph, sym, inner)
+
+
+def _callers_by_references(ls: Lsp, sym: SymbolInfo, pos: tuple[int, int]) -> set[Pair]:
+    """The symbol's references that are called (followed by ``(``, or after ``new``)."""
     doc = {"uri": (ls.root / sym.path).as_uri()}
     out: set[Pair] = set()
     lines: dict[str, list[str]] = {}
@@ -428,6 +438,13 @@ def _by_references(ls: Lsp, graph: Graph, sym: SymbolInfo, pos: tuple[int, int],
         if re.match(r"\s*(\?\.)?\s*(<[^>]*>)?\s*\(", row[c:]) or row[:ref["range"]["start"]["character"]].rstrip(
                 ).endswith("new"):
             out.add((path, n + 1, sym.id))
+    return out
+
+
+def _callees_by_definitions(ls: Lsp, graph: Graph, sym: SymbolInfo, inner: Innermost) -> set[Pair]:
+    """The server's definition of the called name at each call site of the body."""
+    doc = {"uri": (ls.root / sym.path).as_uri()}
+    out: set[Pair] = set()
     for site in graph.sites.get(sym.path, ()):
         if inner(site.path, site.line) != sym.id:
             continue
@@ -466,8 +483,12 @@ def reference_pairs(ls: Lsp, graph: Graph, language: str, symbols: list[str]) ->
         ls.open(sym.path, language)
         doc = {"uri": (ls.root / sym.path).as_uri()}
         try:
-            items = ls.request("textDocument/prepareCallHierarchy",
-                               {"textDocument": doc, "position": {"line": pos[0], "character": pos[1]}}) or []
+            items = [] if "prepare" in info.get("unsupported", ()) else ls.request(
+                "textDocument/prepareCallHierarchy",
+                {"textDocument": doc, "position": {"line": pos[0], "character": pos[1]}}, unsupported=True) or []
+            if items is UNSUPPORTED:  # intelephense (free edition): no call hierarchy at all
+                info.setdefault("unsupported", []).append("prepare")
+                items = []
             items = [i for i in items if _covers(i["selectionRange"], pos)]
             if not items:
                 info["by_references"] += 1
@@ -477,7 +498,13 @@ def reference_pairs(ls: Lsp, graph: Graph, language: str, symbols: list[str]) ->
                     path = ls.rel(call["from"]["uri"])
                     if path is not None:
                         pairs |= {(path, r["start"]["line"] + 1, sid) for r in call["fromRanges"]}
-                for call in ls.request("callHierarchy/outgoingCalls", {"item": item}) or []:
+                out = ls.request("callHierarchy/outgoingCalls", {"item": item}, unsupported=True)
+                if out is UNSUPPORTED:  # clangd 14 has incoming calls only
+                    if "outgoing" not in info.setdefault("unsupported", []):
+                        info["unsupported"].append("outgoing")
+                    pairs |= _callees_by_definitions(ls, graph, sym, inner)
+                    continue
+                for call in out or []:
                     path = ls.rel(call["to"]["uri"])
                     target = _to_symbol(graph, path, call["to"]) if path is not None else None
                     if target is not None:
@@ -598,6 +625,7 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool) -> d
             systems["reference"] = set().union(*split_pairs(got, symbols, inner))
             ref_info.update({"seconds": round(time.perf_counter() - t1, 1), "no_item": len(info["no_item"]),
                              "by_references": info["by_references"],
+                             "unsupported": info.get("unsupported", []),
                              "errors": info["errors"][:20]})
         except (ToolMissing, OSError, TimeoutError, RuntimeError) as exc:
             ref_info["skipped"] = str(exc)
