@@ -29,8 +29,9 @@ from ..model import (
     Value,
     ValueKind,
 )
+from .returns import CONTAINERS
 from .text import receiver_parts
-from .values import CONTAINERS, Values
+from .values import Values
 
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
 ARRAY = ValueKind.ARRAY

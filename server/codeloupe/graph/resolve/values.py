@@ -31,8 +31,8 @@ from ..model import (
     Value,
     ValueKind,
 )
-from .imports import Imports
 from .reads import MAX_DEPTH
+from .returns import INSTANCE, Returns
 from .text import (
     LITERAL_START,
     container_literal,
@@ -45,20 +45,17 @@ from .text import (
     union_members,
 )
 
-INSTANCE, CLASS, MODULE, FUNCTION, ARRAY = (ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE,
-                                            ValueKind.FUNCTION, ValueKind.ARRAY)
+CLASS, MODULE, FUNCTION, ARRAY = ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION, ValueKind.ARRAY
 MAPPING, PAIRS = ValueKind.MAPPING, ValueKind.PAIRS
-CONTAINERS = (ARRAY, MAPPING, PAIRS)  # the language's own containers of repository instances
 _MAX_ELEMENTS = 16  # elements of a literal read
 TYPED, DECLARED, ASSIGNED, ELEMENTS, ITEM, KEYED, SECOND = FactForm
 TYPE, ATTRIBUTE, VARIABLE, RETURNS = Lookup.TYPE, Lookup.ATTRIBUTE, Lookup.VARIABLE, Lookup.RETURNS
 _CONSTANTS = ("None", "True", "False", "null", "true", "false", "nil")
-_SELF_TYPES = ("Self", "this", "typing.Self")  # a return type that is the class itself
 _REFERENCE = re.compile(r"^(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
 _UNDECIDED = object()  # no scope around has the name: look further
 
 
-class Values(Imports):
+class Values(Returns):
     """The evaluator of values and types (a part of the ``Resolver``)."""
 
     def _eval_facts(self, facts: list[Fact] | tuple, path: str, scope: str, depth: int) -> Value | None:
@@ -552,64 +549,3 @@ class Values(Imports):
 
     def _compute_var(self, path: str, scope: str, name: str, depth: int) -> Value | None:
         return self._eval_facts(self.local_vars(path, scope, name), path, scope, depth)
-
-    def _returns(self, funcs: list[SymbolInfo], depth: int) -> Value | None:
-        """What calling these functions returns."""
-        return self._memoized((RETURNS, tuple(f.id for f in funcs)), self._compute_returns, depth + 1)
-
-    def _compute_returns(self, ids: tuple[str, ...], depth: int) -> Value | None:
-        if depth > MAX_DEPTH:
-            return self._cut()
-        out: list[str] = []
-        kind: ValueKind | None = None
-        external = False
-        for f in self._symbols_of(ids):
-            text = self.returns_of(f)
-            if not text:
-                # no declared type: what it returns (`return new Foo()`, `return this`,
-                # `return self.items`); only outside values: outside
-                returned = self.returned_of(f)
-                outside = 0
-                for expr in returned:
-                    value = self._expr_value(expr, f.path, f.id, depth + 1)
-                    if value == EXTERNAL:
-                        outside += 1
-                    elif value is not None and value.kind in (INSTANCE, *CONTAINERS) and (
-                            kind is None or kind is value.kind):
-                        kind = value.kind
-                        out.extend(value.ids)
-                external = external or bool(returned) and outside == len(returned)
-                continue
-            if text.strip() in _SELF_TYPES or type_name(text) == "Self":
-                cls = self.enclosing_class(f.id)
-                if cls is not None:
-                    out.append(cls.id)
-                    kind = INSTANCE
-                continue
-            value = self._type_value(text, f.path, f.id, depth + 1)
-            if value == EXTERNAL:
-                external = True
-            elif value is not None and value.kind in (INSTANCE, ARRAY) and (kind is None or kind is value.kind):
-                kind = value.kind  # instances, or a sequence of them (`@returns {Command[]}`)
-                out.extend(value.ids)
-        if out:
-            return Value(kind, tuple(dict.fromkeys(out)))  # type: ignore[arg-type]
-        return EXTERNAL if external else None
-
-    def _call_value(self, callee: str, path: str, scope: str, depth: int) -> Value | None:
-        """The value a call of the bare name ``callee`` returns."""
-        value = self._name_value(callee, path, scope, depth + 1)
-        if value is None:
-            return None
-        if value == EXTERNAL:
-            return EXTERNAL
-        if value.kind is MODULE:  # a module called: the class it exports whole
-            value = self.module_export(value.ids, depth + 1)
-            if value is None:
-                return None
-        kind, ids = value
-        if kind is CLASS:
-            return Value(INSTANCE, ids)
-        if kind is FUNCTION:
-            return self._returns(self._symbols_of(ids), depth + 1)
-        return None
