@@ -6,8 +6,8 @@ other (the evaluation is recursive: a class's bases are types, a type is a name,
 name may be an attribute of a base): ``reads`` (recorded reads of the index and
 remembered lookups), ``scopes`` (scopes, members, MRO), ``imports`` (imports,
 modules, includes, namespaces), ``returns`` (what calls return), ``values`` (values and
-types), ``calls`` (a site to
-its targets). ``text`` reads types and expressions as written.
+types), ``calls`` (a site to its targets). ``text`` reads types and expressions as
+written.
 """
 
 from __future__ import annotations
