@@ -79,12 +79,29 @@ def _object_name(src: Source, node: Node, lang: Language) -> str | None:
     return found[0] if found is not None else None
 
 
+def _at_top(node: Node, root: Node) -> bool:
+    """Is this definition a statement of the file (``export`` in front of it or not)?"""
+    parent = node.parent
+    if parent is not None and parent.type == "export_statement":
+        parent = parent.parent
+    return parent is not None and parent.id == root.id
+
+
+def _top_statements(root: Node) -> list[Node]:
+    """The file's statements, an ``export``'s declaration in its place."""
+    out = []
+    for stmt in root.named_children:
+        inner = stmt.child_by_field_name("declaration") if stmt.type == "export_statement" else None
+        out.append(inner if inner is not None else stmt)
+    return out
+
+
 def _declared(src: Source, root: Node, lang: Language) -> dict[str, tuple[Node, Node | None]]:
     """Top-level variables: name → (its definition's node: the declaration statement,
     the declarator when the statement declares several; its value through chained
     assignments, ``a = exports = module.exports = {}``)."""
     out: dict[str, tuple[Node, Node | None]] = {}
-    for stmt in root.named_children:
+    for stmt in _top_statements(root):
         if stmt.type not in lang.closure_declarations or stmt.type == "function_declaration":
             continue
         decls = [d for d in stmt.named_children if d.type == "variable_declarator"]
@@ -175,7 +192,7 @@ def find_members(src: Source, root: Node, lang: Language, defs: list[Def]) -> Ex
     literals become. Runs on the matched definitions, before nesting and naming."""
     found = Expando()
     by_span = {(d.start, d.end): d for d in defs}
-    top = {d.name: d for d in defs if d.node.parent is not None and d.node.parent.id == root.id}
+    top = {d.name: d for d in defs if _at_top(d.node, root)}
     declared = _declared(src, root, lang)
     for name, (node, value) in declared.items():  # `var app = {set: function () {}}`
         if name not in top and value is not None and value.type == lang.object_node \
