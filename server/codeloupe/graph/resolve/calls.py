@@ -142,7 +142,9 @@ class Calls(Values):
             member = self.module_member(ids, name)
             if isinstance(member, list):
                 return self._targets(member, IMPORT, ctor=True), False
-            if member is not None and member.kind is CLASS:
+            if member is not None and member.kind is MODULE:  # `qs.stringify()`: a module called
+                member = self.module_callable(member.ids)
+            if member is not None and member.kind in (CLASS, FUNCTION):
                 return self._targets(self._symbols_of(member.ids), IMPORT, ctor=True), False
             if member == EXTERNAL:
                 return [], True
@@ -337,7 +339,7 @@ class Calls(Values):
             return [], True
         kind, ids = value
         if kind is MODULE:  # a call of a module: of the class or function it exports whole
-            exported = self.module_export(ids)
+            exported = self.module_callable(ids)
             if exported is None:
                 return [], False
             kind, ids = exported
