@@ -53,6 +53,7 @@ PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/M
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
 GR = "srv/render.go"
+GT, GRR = "srv/router_test.go", "srv/router.go"
 TSS = "src/store.ts"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 KA, KE, KQ, KS = "cjs2/application.js", "cjs2/express.js", "cjs2/request.js", "cjs2/response.js"
@@ -256,6 +257,15 @@ CASES = {
         (GR, "serve", "WriteJSON", 44, {f"{GR}::WriteJSON"}, "local"),
         (GR, "serve", "WriteJSON", 45, {f"{GR}::Context.WriteJSON"}, "type"),
         (GR, "serve", "WriteJSON", 46, {f"{GR}::Recorder.WriteJSON"}, "type"),
+        # gorilla/mux: a local from a package function of another file (`NewRouter()`
+        # in a test file), and calls on `new(Route)` and on a chain from it; Router and
+        # Route both have PathPrefix
+        (GT, "TestSubrouter", "PathPrefix", 7, {f"{GRR}::Router.PathPrefix"}, "type"),
+        (GT, "TestSubrouter", "Subrouter", 7, {f"{GRR}::Route.Subrouter"}, "type"),
+        (GT, "TestSubrouter", "PathPrefix", 8, {f"{GRR}::Router.PathPrefix"}, "type"),
+        (GT, "TestSubrouter", "PathPrefix", 9, {f"{GRR}::Route.PathPrefix"}, "type"),
+        (GT, "TestSubrouter", "Subrouter", 10, {f"{GRR}::Route.Subrouter"}, "type"),
+        (GRR, "Router.PathPrefix", "PathPrefix", 19, {f"{GRR}::Route.PathPrefix"}, "type"),
     ],
     "rust": [
         (RS, "Transport.send", "write", 21, {f"{RS}::Transport.write"}, "self"),  # an `impl Trait for` block

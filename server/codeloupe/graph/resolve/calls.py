@@ -116,7 +116,10 @@ class Calls(Values):
     def _receiver_call(self, path: str, caller: str, name: str, receiver: str, lang: Language) -> Targets:
         """``receiver.name()``: through the receiver's value when it is known."""
         parts = receiver_parts(receiver)
-        value = self._parts_value(parts, path, caller, 0) if parts else None
+        if lang.allocator_calls and receiver.split("(", 1)[0].strip() in lang.allocator_calls:
+            value = self._allocated_value(receiver, path, caller, 0)  # `new(Route).PathPrefix(...)`
+        else:
+            value = self._parts_value(parts, path, caller, 0) if parts else None
         if value == EXTERNAL:
             return [], True
         if value is not None and value.kind is ARRAY:  # `self.free.reserve(1)`, `free: Vec<Buffer>`
