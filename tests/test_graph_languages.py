@@ -266,6 +266,8 @@ CASES = {
         (GT, "TestSubrouter", "PathPrefix", 9, {f"{GRR}::Route.PathPrefix"}, "type"),
         (GT, "TestSubrouter", "Subrouter", 10, {f"{GRR}::Route.Subrouter"}, "type"),
         (GRR, "Router.PathPrefix", "PathPrefix", 19, {f"{GRR}::Route.PathPrefix"}, "type"),
+        # the package at the repository's top: a method in another file of it (Other.Use the trap)
+        ("mux.go", "Serve", "Use", 18, {"mux_use.go::Mux.Use"}, "type"),
     ],
     "rust": [
         (RS, "Transport.send", "write", 21, {f"{RS}::Transport.write"}, "self"),  # an `impl Trait for` block
