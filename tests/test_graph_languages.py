@@ -53,11 +53,13 @@ PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/M
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
 GR = "srv/render.go"
+GT, GRR = "srv/router_test.go", "srv/router.go"
 TSS = "src/store.ts"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 KA, KE, KQ, KS = "cjs2/application.js", "cjs2/express.js", "cjs2/request.js", "cjs2/response.js"
 KR, KL, KV = "cjs2/router/index.js", "cjs2/router/layer.js", "cjs2/view.js"
 WC, WR = "app/web/client.py", "app/web/response.py"
+QT, QL = "qsx/test/index.js", "qsx/lib"
 CASES = {
     "python": [
         (PT, "Transport.send", "write", 6, {f"{PT}::Transport.write"}, "self"),
@@ -200,6 +202,18 @@ CASES = {
         (KL, "Layer.handle_request", "match", 19, {f"{KL}::Layer.match#2"}, "self"),
         (KL, "matching", "match", 38, {f"{KL}::Layer.match#2"}, "type"),
         (KL, "matching", "match", 39, {f"{KL}::Layer.match"}, "type"),
+        # qs: `require('../')` is the package's lib/index.js, whose exported literal's
+        # `stringify: stringify` is the module `require('./stringify')` gave, called: the
+        # function it assigns to module.exports (not its internal `var stringify`, not
+        # Store.prototype.stringify); shorthand and member values of an exported literal
+        (QT, "roundTrip", "stringify", 7, {f"{QL}/stringify.js::exports"}, "import"),
+        (QT, "roundTrip", "parse", 8, {f"{QL}/parse.js::exports"}, "import"),
+        (QT, "roundTrip", "merge", 9, {f"{QL}/utils.js::merge"}, "import"),
+        (QT, "roundTrip", "escape", 9, {f"{QL}/utils.js::encode"}, "import"),
+        (QT, "roundTrip", "assign", 10, {f"{QL}/utils.js::assign"}, "import"),
+        (f"{QL}/stringify.js", "exports", "stringify", 19, {f"{QL}/stringify.js::stringify"}, "local"),
+        (f"{QL}/stringify.js", "exports", "assign", 18, {f"{QL}/utils.js::assign"}, "import"),
+        (f"{QL}/parse.js", "exports", "merge", 16, {f"{QL}/utils.js::merge"}, "import"),
     ],
     "java": [
         ("com/acme/net/Transport.java", "Transport.send", "write", 11,
@@ -243,6 +257,17 @@ CASES = {
         (GR, "serve", "WriteJSON", 44, {f"{GR}::WriteJSON"}, "local"),
         (GR, "serve", "WriteJSON", 45, {f"{GR}::Context.WriteJSON"}, "type"),
         (GR, "serve", "WriteJSON", 46, {f"{GR}::Recorder.WriteJSON"}, "type"),
+        # gorilla/mux: a local from a package function of another file (`NewRouter()`
+        # in a test file), and calls on `new(Route)` and on a chain from it; Router and
+        # Route both have PathPrefix
+        (GT, "TestSubrouter", "PathPrefix", 7, {f"{GRR}::Router.PathPrefix"}, "type"),
+        (GT, "TestSubrouter", "Subrouter", 7, {f"{GRR}::Route.Subrouter"}, "type"),
+        (GT, "TestSubrouter", "PathPrefix", 8, {f"{GRR}::Router.PathPrefix"}, "type"),
+        (GT, "TestSubrouter", "PathPrefix", 9, {f"{GRR}::Route.PathPrefix"}, "type"),
+        (GT, "TestSubrouter", "Subrouter", 10, {f"{GRR}::Route.Subrouter"}, "type"),
+        (GRR, "Router.PathPrefix", "PathPrefix", 19, {f"{GRR}::Route.PathPrefix"}, "type"),
+        # the package at the repository's top: a method in another file of it (Other.Use the trap)
+        ("mux.go", "Serve", "Use", 18, {"mux_use.go::Mux.Use"}, "type"),
     ],
     "rust": [
         (RS, "Transport.send", "write", 21, {f"{RS}::Transport.write"}, "self"),  # an `impl Trait for` block

@@ -49,7 +49,9 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #    definition in a member named under its object (`View.render.x`).
 # 3: Python container facts (`xs.append(x)`, `d[k] = x`, `for k, v in ...`, comprehensions).
 # 4: Rust macros: an invocation calls `name!`; the calls in its token trees.
-EXTRACT_VERSION = 4
+# 5: JS `module.exports = function () {}` exports that function; the name pairs of an
+#    exported literal (`module.exports = {parse: parse}`) are facts `module.exports.parse`.
+EXTRACT_VERSION = 5
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

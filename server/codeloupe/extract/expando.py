@@ -53,6 +53,9 @@ class Expando:
     # (container at the top level or "", the argument, the variable merged into, the base)
     merges: list[tuple[str, Node, str, str]] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)  # names assigned to module.exports
+    # `module.exports = {parse: parse, stringify}`: (key, the value's text) of each
+    # pair whose value is a name, not a function
+    export_members: list[tuple[str, str]] = field(default_factory=list)
     # static members (`View.m = function`), and the names each container's prototype has
     statics: set[tuple[int, int]] = field(default_factory=set)  # their definitions' spans
     prototype_names: dict[str, set[str]] = field(default_factory=dict)
@@ -176,6 +179,21 @@ def _literal_container(src: Source, node: Node, obj: Node, name: str, lang: Lang
     return container
 
 
+def _named_pairs(src: Source, obj: Node, lang: Language) -> list[tuple[str, str]]:
+    """The pairs of an exported object literal whose value is a name or a member
+    (``parse: parse``, ``merge: utils.merge``, the shorthand ``stringify``): (key, value)."""
+    out: list[tuple[str, str]] = []
+    for child in obj.named_children:
+        if child.type == lang.shorthand_node:
+            out.append((src.node_text(child), src.node_text(child)))
+        elif child.type == lang.pair_node:
+            key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+            if key is not None and value is not None and key.type == "property_identifier" \
+                    and value.type in ("identifier", lang.member_node):
+                out.append((src.node_text(key), src.node_text(value)))
+    return out
+
+
 def _exported(src: Source, node: Node, lang: Language) -> bool:
     """Is this assignment chain's target (or one in its chain) ``module.exports``?"""
     while node is not None and node.type == lang.assignment_node:
@@ -261,12 +279,17 @@ def _assignment(src: Source, stmt: Node, expr: Node, lang: Language,
             return
         if value.type == "identifier":
             found.exports.append(src.node_text(value))
-        elif value.type == lang.object_node and lang.exports_object not in made[2] \
-                and _has_members(src, value, lang):  # `module.exports = {handle() {}}`
-            defs, by_span, top = made
-            top[lang.exports_object] = _literal_container(src, stmt, value, lang.exports_object, lang,
-                                                          defs, by_span, found)
-            found.exports.append(lang.exports_object)
+        elif value.type in lang.function_nodes:  # `module.exports = function (a, b) {}`
+            d = made[1].get((stmt.start_byte, stmt.end_byte))
+            if d is not None and d.kind in FUNCTION_KINDS:
+                found.exports.append(d.name)
+        elif value.type == lang.object_node:
+            found.export_members.extend(_named_pairs(src, value, lang))
+            if lang.exports_object not in made[2] and _has_members(src, value, lang):
+                defs, by_span, top = made  # `module.exports = {handle() {}}`
+                top[lang.exports_object] = _literal_container(src, stmt, value, lang.exports_object, lang,
+                                                              defs, by_span, found)
+                found.exports.append(lang.exports_object)
         return
     if left.type != lang.member_node:
         return
@@ -382,6 +405,9 @@ def member_facts(path: str, lang: Language, found: Expando, module_id: str) -> t
     for name in dict.fromkeys(found.exports):
         if lang.exports_variable:
             done.append(Reference(path, "assign", lang.exports_variable, "", 0, 0, module_id, name[:FACT_LIMIT]))
+    for key, value in dict.fromkeys(found.export_members) if lang.exports_variable else ():
+        done.append(Reference(path, "assign", f"{lang.exports_variable}.{key}", "", 0, 0, module_id,
+                              value[:FACT_LIMIT]))
     for target, node, variable, base in found.merges:
         container = found.containers.get(target)
         if container is not None and container.symbol is not None:

@@ -183,6 +183,7 @@ class Language:
     object_node = "object"
     pair_node = "pair"
     literal_method_node = "method_definition"
+    shorthand_node = "shorthand_property_identifier"  # `{stringify}`: the pair `stringify: stringify`
     exports_object = "exports"
     # `X.prototype = Object.create(Base.prototype)`: calls whose first argument is a base
     prototype_calls: frozenset[str] = frozenset()

@@ -17,6 +17,9 @@ GLOBALS = frozenset({
     "Proxy", "Reflect", "eval", "URL", "URLSearchParams", "AbortController", "Buffer",
 })
 _MODULE_SUFFIX = re.compile(r"\.(m?[jt]sx?|cjs|cts|mts)$")
+# where a package keeps its entry when it has no index file at its top (package.json's
+# `main`, which the graph does not read)
+PACKAGE_MAINS = ("lib/index", "src/index")
 
 
 def module_path(source: str, path: str) -> str | None:
@@ -96,13 +99,26 @@ class JavaScript(Language):
         modpath = module_path(source, path)
         if modpath is None:
             return ctx.external_value
-        files = ctx.module_files(modpath)
+        files = ctx.module_files(modpath) or self._package_main(ctx, modpath)
         if not files:
             return None
         if original.startswith("*") or any(
                 text.startswith(self.module_loader) for text in ctx.assigned_texts(path, bound)):
             return ctx.module(files)
         return ctx.module_member(tuple(files), original, depth + 1)
+
+
+    def _package_main(self, ctx: ImportContext, modpath: str) -> list[str]:
+        """A folder without an index file (``require('../')`` from test/): the entry its
+        package.json names, in the places packages put it (``lib/index.js``); the graph
+        sees no package.json, so the first of ``PACKAGE_MAINS`` that exists."""
+        for main in PACKAGE_MAINS:
+            stem = f"{modpath}/{main}" if modpath else main
+            files = [f for f in ctx.module_files(stem.rsplit("/", 1)[0] if main.endswith("/index") else stem)
+                     if _MODULE_SUFFIX.sub("", f) == stem]
+            if files:
+                return files
+        return []
 
 
 class TypeScript(JavaScript):

@@ -116,7 +116,10 @@ class Calls(Values):
     def _receiver_call(self, path: str, caller: str, name: str, receiver: str, lang: Language) -> Targets:
         """``receiver.name()``: through the receiver's value when it is known."""
         parts = receiver_parts(receiver)
-        value = self._parts_value(parts, path, caller, 0) if parts else None
+        if lang.allocator_calls and receiver.split("(", 1)[0].strip() in lang.allocator_calls:
+            value = self._allocated_value(receiver, path, caller, 0)  # `new(Route).PathPrefix(...)`
+        else:
+            value = self._parts_value(parts, path, caller, 0) if parts else None
         if value == EXTERNAL:
             return [], True
         if value is not None and value.kind is ARRAY:  # `self.free.reserve(1)`, `free: Vec<Buffer>`
@@ -142,7 +145,9 @@ class Calls(Values):
             member = self.module_member(ids, name)
             if isinstance(member, list):
                 return self._targets(member, IMPORT, ctor=True), False
-            if member is not None and member.kind is CLASS:
+            if member is not None and member.kind is MODULE:  # `qs.stringify()`: a module called
+                member = self.module_callable(member.ids)
+            if member is not None and member.kind in (CLASS, FUNCTION):
                 return self._targets(self._symbols_of(member.ids), IMPORT, ctor=True), False
             if member == EXTERNAL:
                 return [], True
@@ -337,7 +342,7 @@ class Calls(Values):
             return [], True
         kind, ids = value
         if kind is MODULE:  # a call of a module: of the class or function it exports whole
-            exported = self.module_export(ids)
+            exported = self.module_callable(ids)
             if exported is None:
                 return [], False
             kind, ids = exported

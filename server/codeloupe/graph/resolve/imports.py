@@ -77,13 +77,21 @@ class Imports(Scopes):
         (an import in that module, ``export … from``, ``*``), or a submodule."""
         if depth > MAX_DEPTH:
             return self._cut()
+        for p in files:  # `module.exports = {stringify: stringify}`: what that name holds there
+            var = self.language_of(p).exports_variable
+            if var is not None and self.module_vars(p, f"{var}.{name}"):
+                value = self._var_value(p, self.module_of(p) or "", f"{var}.{name}", depth + 1)
+                if value is not None:
+                    return value
         found = [s for p in files for s in self.top_level(p, name)]
         if found:
             return found
         for p in files:
             if self.module_vars(p, name):
-                return self._var_value(p, self.module_of(p) or "", name, depth + 1)
-            if self.has_import(p, name):
+                value = self._var_value(p, self.module_of(p) or "", name, depth + 1)
+                if value is not None or not self.has_import(p, name):
+                    return value
+            if self.has_import(p, name):  # `var x = require('./x')`: the import's value
                 return self._import_value(p, name, depth + 1)
         for p in files:
             for source in self.stars(p):
@@ -118,6 +126,19 @@ class Imports(Scopes):
             if value is not None and value.kind in (ValueKind.CLASS, ValueKind.INSTANCE):
                 return Value(ValueKind.CLASS, value.ids)
         return None
+
+    def module_callable(self, files: tuple[str, ...], depth: int = 0) -> Value | None:
+        """What calling a module calls: the function it exports whole (``module.exports =
+        function () {}``, as a function value), else the class of ``module_export``."""
+        for p in files:
+            var = self.language_of(p).exports_variable
+            module = self.module_of(p)
+            if var is None or module is None or not self.module_vars(p, var):
+                continue
+            value = self._var_value(p, module, var, depth + 1)
+            if value is not None and value.kind is ValueKind.FUNCTION:
+                return value
+        return self.module_export(files, depth + 1)
 
     def qualified(self, dotted: str, language: Language) -> list[SymbolInfo]:
         """The definitions whose qualified name is (or ends with) this dotted name."""

@@ -72,8 +72,8 @@ class Returns(Imports):
             return None
         if value == EXTERNAL:
             return EXTERNAL
-        if value.kind is MODULE:  # a module called: the class it exports whole
-            value = self.module_export(value.ids, depth + 1)
+        if value.kind is MODULE:  # a module called: the class or function it exports whole
+            value = self.module_callable(value.ids, depth + 1)
             if value is None:
                 return None
         kind, ids = value

@@ -27,6 +27,11 @@ _ROOT_CLASSES = ("object", "Object")  # bases every class has
 _BODY_LOCAL_KINDS = frozenset({"function", "class"})  # in a function's body, not members
 
 
+def _folder(path: str) -> str:
+    """A file's folder ("" at the top of the repository)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
 class Scopes(Reads):
     """Scopes, members and class hierarchies (a part of the ``Resolver``)."""
 
@@ -103,13 +108,13 @@ class Scopes(Reads):
         found = list(self.children(cls.id, name))
         qualified = self.qualified_members(cls.qualified_name, name)
         if qualified:
-            folder = cls.path.rsplit("/", 1)[0]
+            folder = _folder(cls.path)
             apart = rules(cls.language).methods_apart
             for s in qualified:
                 if s in found or s.language != cls.language or s.kind not in FUNCTION_KINDS:
                     continue
                 if s.path == cls.path or apart is MethodsApart.ANYWHERE or (
-                        apart is MethodsApart.SAME_FOLDER and s.path.rsplit("/", 1)[0] == folder):
+                        apart is MethodsApart.SAME_FOLDER and _folder(s.path) == folder):
                     found.append(s)
         return found
 

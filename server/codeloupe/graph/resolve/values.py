@@ -15,6 +15,7 @@ from ...languages import (
     SELF_NAMES,
     ImplicitClasses,
     Language,
+    PackageScope,
     rules,
 )
 from ...languages.common import MAPPING_PAIRS_METHODS, MAPPING_VALUE_METHODS, MAPPING_VALUES_METHODS
@@ -35,6 +36,7 @@ from .reads import MAX_DEPTH
 from .returns import INSTANCE, Returns
 from .text import (
     LITERAL_START,
+    _matching,
     container_literal,
     element_name,
     inline_branches,
@@ -164,6 +166,14 @@ class Values(Returns):
             return EXTERNAL
         return None
 
+    def _package_functions(self, name: str, path: str, lang: Language) -> list[SymbolInfo]:
+        """The top-level functions of that name in the other files of the file's folder
+        (``PackageScope.DEFINITIONS``: a Go package sees them bare)."""
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        return [s for s in self.named(name) if s.kind == "function" and s.path != path
+                and s.language == lang.name and (s.path.rsplit("/", 1)[0] if "/" in s.path else "") == folder
+                and s.parent == self.module_of(s.path)]
+
     def _classes_named(self, name: str, path: str, lang: Language) -> list[SymbolInfo]:
         """Classes of this name visible without an import: the same file, then as the
         language says (``Language.implicit_classes``): none more (Python), the only one
@@ -221,8 +231,8 @@ class Values(Returns):
             if value is None or value.kind is ARRAY or value.kind is PAIRS:
                 return value
             return EXTERNAL
-        if lang.allocator_calls and t.endswith(")") and t.split("(", 1)[0].strip() in lang.allocator_calls:
-            return self._type_value(t.split("(", 1)[1][:-1], path, scope, depth + 1)  # Go `new(T)`: a *T
+        if lang.allocator_calls and t.split("(", 1)[0].strip() in lang.allocator_calls:
+            return self._allocated_value(t, path, scope, depth + 1)  # Go `new(T)`: a *T
         for pattern, kind in ((lang.element_call, INSTANCE), (lang.pairs_call, PAIRS)):
             call = pattern.match(t) if pattern is not None else None
             if call is not None:  # next(it), min(xs): an element; enumerate(xs): (index, element)
@@ -236,6 +246,24 @@ class Values(Returns):
         if not parts:
             return None
         return self._parts_value(parts, path, scope, depth + 1)
+
+    def _allocated_value(self, text: str, path: str, scope: str, depth: int) -> Value | None:
+        """``new(T)`` (``Language.allocator_calls``) and a chain on it,
+        ``new(Route).PathPrefix("/a")``: a T, then each member along the chain."""
+        head, _, rest = text.partition("(")
+        close = _matching("(" + rest)
+        value = self._type_value(rest[:close - 1], path, scope, depth + 1)
+        tail = rest[close:].strip()
+        if not tail or value is None:
+            return value
+        if not tail.startswith("."):
+            return None
+        for part in receiver_parts(head.strip() + tail)[1:]:
+            is_call = part.endswith("()")
+            value = self._attr_value(value, part[:-2] if is_call else part, is_call, depth + 1)
+            if value is None or part.startswith("["):
+                return None
+        return value
 
     def _literal_value(self, text: str, path: str, scope: str, depth: int) -> Value | None | object:
         """A container literal (``[a, b]``, ``{k: v}``, a comprehension): a sequence (a
@@ -375,6 +403,10 @@ class Values(Returns):
                         return value
         if self.has_import(path, name):
             return self._imported_value(path, name, depth, types_only)
+        if lang.package_scope is PackageScope.DEFINITIONS and not types_only:
+            funcs = self._package_functions(name, path, lang)
+            if funcs:  # Go: `r := NewRouter()`, NewRouter in another file of the package
+                return Value(FUNCTION, tuple(f.id for f in funcs))
         if lang.implicit_classes is not ImplicitClasses.NONE:
             classes = self._classes_named(name, path, lang)
             if classes:

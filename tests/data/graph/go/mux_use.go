@@ -1,0 +1,5 @@
+package mux
+
+func (m *Mux) Use() {
+	m.uses++
+}
