@@ -51,7 +51,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 4: Rust macros: an invocation calls `name!`; the calls in its token trees.
 # 5: JS `module.exports = function () {}` exports that function; the name pairs of an
 #    exported literal (`module.exports = {parse: parse}`) are facts `module.exports.parse`.
-EXTRACT_VERSION = 5
+# 6: members of exported classes and objects (`export class C`; `C.prototype.m = ...`).
+EXTRACT_VERSION = 6
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
