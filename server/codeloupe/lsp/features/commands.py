@@ -31,6 +31,7 @@ from ...config import Settings
 from ...graph import Edge
 from ...languages import UnknownLanguageError
 from ...search import SearchError
+from ...store import IndexDamaged
 from ...workspace import Folder, Snapshot, SymRow
 from ..indexing import schedule_index
 from ..options import (
@@ -155,7 +156,10 @@ async def status(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
         st = _folder_status(folder)
         if folder.index is not None:
             # the index's own view (files, symbols, pending embeddings, model, index path)
-            st.update(await ls.read(folder.index.status))
+            try:
+                st.update(await ls.read(folder.index.status))
+            except IndexDamaged as exc:  # found damaged as it opened: being repaired now
+                st["damage"] = str(exc)
             st["state"] = folder.label
         out.append(st)
     return {"version": __version__, "state": overall_state(folders),
