@@ -1,0 +1,122 @@
+"""Narrowing the candidates of a call resolved by name only, by the evidence a
+careful reader weighs: the arguments the call passes against what each candidate
+takes (``extract.arity``), then where the candidates live — in the caller's class
+hierarchy, in the caller's file, in a file the caller's file imports. Each step
+keeps the candidates it favours when some, not all, are favoured.
+
+Arity rules candidates out (a call passing two arguments to a function taking one
+fails); where they live only favours some (the receiver is unknown: it may be of
+any candidate's class), marked in their ``detail``. One candidate left by arity (its
+own parameters known to fit), or the only one, fitting, in a file the caller's file
+imports, of a call on a receiver and of a name the standard types do not use, is
+what the reader takes it for: ``narrowed``, in the default view, with the evidence
+in its ``detail``. The caller's class or file alone never promotes (a wrapper's
+``render`` calling the wrapped object's ``render``). Several left stay name
+candidates with the evidence in ``detail``. A ``unique`` candidate whose parameters
+cannot take the call's arguments goes back to a name candidate.
+"""
+
+from __future__ import annotations
+
+from ...languages import COMMON_METHODS, Language
+from ..model import CONFIDENCE, Reason, SymbolInfo, Target
+from .values import Values
+
+NAME, UNIQUE, NARROWED = Reason.NAME, Reason.UNIQUE, Reason.NARROWED
+ARITY, CLASS, FILE, IMPORT = "arity", "caller's class", "caller's file", "import"
+
+
+class Narrowing(Values):
+    """Name candidates narrowed by evidence (a part of the ``Resolver``)."""
+
+    def _narrowed(self, targets: tuple[Target, ...], path: str, caller: str, name: str, receiver: str,
+                  args: int) -> tuple[Target, ...]:
+        """``targets`` (by name or ``unique``) narrowed for a call passing ``args``
+        arguments (-1 unknown) from ``caller`` in ``path``."""
+        lang = self.language_of(path)
+        kept = list(targets)
+        evidence: list[str] = []
+        fits = False  # every candidate left is known to take the call's arguments
+        if args >= 0 and lang.parameters_field:
+            known = {t.target: self._takes(t.target, args) for t in kept}
+            left = [t for t in kept if known[t.target] is not False]
+            if not left or len(left) == len(kept):
+                if not left and targets[0].reason is UNIQUE:
+                    return (targets[0]._replace(reason=NAME, confidence=CONFIDENCE[NAME],
+                                                detail="arguments differ"),)
+                if not left:
+                    return targets
+            else:
+                kept = left
+                evidence.append(ARITY)
+            fits = all(known[t.target] for t in kept)
+        if targets[0].reason is UNIQUE:
+            return targets
+        favoured: list[Target] = []
+        step = ""
+        if len(kept) > 1:
+            for step, prefer in ((CLASS, self._in_caller_class), (FILE, self._in_file),
+                                 (IMPORT, self._in_imported)):
+                favoured = prefer(kept, path, caller, lang)
+                if favoured and len(favoured) < len(kept):
+                    break
+                favoured = []
+        promotable = (receiver and name not in COMMON_METHODS
+                      and not (name.startswith("__") and name.endswith("__")))
+        n = len({t.target for t in targets})
+        if len(kept) == 1 and evidence and fits and promotable:
+            return (Target(kept[0].target, NARROWED, CONFIDENCE[NARROWED], False, f"arity: 1 of {n} candidates"),)
+        if (len(favoured) == 1 and step == IMPORT and promotable
+                and self._takes(favoured[0].target, args) if args >= 0 else False):
+            ev = ", ".join([*evidence, IMPORT])
+            return (Target(favoured[0].target, NARROWED, CONFIDENCE[NARROWED], False,
+                           f"{ev}: 1 of {n} candidates"),)
+        if not evidence and not favoured:
+            return targets
+        left = len({t.target for t in kept})
+        base = f"arity: {left} of {n} candidates" if evidence else ""
+        ambiguous = left > 1
+        conf = round(CONFIDENCE[NAME] / left, 3) if ambiguous else CONFIDENCE[NAME]
+        ids = {t.target for t in favoured}
+        out = []
+        for t in kept:
+            detail = "; ".join(x for x in (base, step if t.target in ids else "") if x)
+            out.append(Target(t.target, NAME, conf, ambiguous, detail))
+        return tuple(out)
+
+    def _takes(self, symbol_id: str, args: int) -> bool | None:
+        """Does the function take ``args`` arguments? None: unknown."""
+        s = self.symbol(symbol_id)
+        bounds = self.params_of(s) if s is not None else None
+        if bounds is None:
+            return None
+        least, most = bounds
+        return least <= args and (most < 0 or args <= most)
+
+    def _candidates(self, kept: list[Target]) -> list[tuple[Target, SymbolInfo]]:
+        return [(t, s) for t in kept if (s := self.symbol(t.target)) is not None]
+
+    def _in_caller_class(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
+        """The candidates that are members of the caller's class or its bases."""
+        cls = self.enclosing_class(caller)
+        if cls is None:
+            return []
+        mro = set(self._mro(cls.id)[0])
+        return [t for t, s in self._candidates(kept) if s.parent in mro]
+
+    def _in_file(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
+        """The candidates defined in the caller's file."""
+        return [t for t, s in self._candidates(kept) if s.path == path]
+
+    def _in_imported(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
+        """The candidates defined in a file the caller's file imports (the module an
+        import names, or the submodule it binds)."""
+        files: set[str] = set()
+        for source, original in self.imports_of(path):
+            sub = f"{source}{original}" if source.endswith(".") else f"{source}.{original}"
+            for modpath in (lang.star_module_path(source, path), lang.star_module_path(sub, path)):
+                if modpath:
+                    files.update(self.module_files(modpath))
+        if not files:
+            return []
+        return [t for t, s in self._candidates(kept) if s.path in files]
