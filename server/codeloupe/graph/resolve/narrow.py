@@ -10,8 +10,10 @@ any candidate's class), marked in their ``detail``. One candidate left by arity 
 own parameters known to fit), or the only one, fitting, in a file the caller's file
 imports, of a call on a receiver and of a name the standard types do not use, is
 what the reader takes it for: ``narrowed``, in the default view, with the evidence
-in its ``detail``. The caller's class or file alone never promotes (a wrapper's
-``render`` calling the wrapped object's ``render``). Several left stay name
+in its ``detail``; so is the caller file's own copy of a class whose other copies
+(same qualified name) lie in files it does not import (each test file's ``Timer``).
+The caller's class or file alone never promotes (a wrapper's ``render`` calling the
+wrapped object's ``render``). Several left stay name
 candidates with the evidence in ``detail``. A ``unique`` candidate whose parameters
 cannot take the call's arguments goes back to a name candidate.
 """
@@ -52,25 +54,23 @@ class Narrowing(Values):
             fits = all(known[t.target] for t in kept)
         if targets[0].reason is UNIQUE:
             return targets
-        favoured: list[Target] = []
-        step = ""
-        if len(kept) > 1:
-            for step, prefer in ((CLASS, self._in_caller_class), (FILE, self._in_file),
-                                 (IMPORT, self._in_imported)):
-                favoured = prefer(kept, path, caller, lang)
-                if favoured and len(favoured) < len(kept):
-                    break
-                favoured = []
-        promotable = (receiver and name not in COMMON_METHODS
-                      and not (name.startswith("__") and name.endswith("__")))
+        step, favoured = self._favoured(kept, path, caller, lang)
+        promotable = bool(receiver) and name not in COMMON_METHODS and not (
+            name.startswith("__") and name.endswith("__"))
         n = len({t.target for t in targets})
-        if len(kept) == 1 and evidence and fits and promotable:
-            return (Target(kept[0].target, NARROWED, CONFIDENCE[NARROWED], False, f"arity: 1 of {n} candidates"),)
-        if (len(favoured) == 1 and step == IMPORT and promotable
-                and self._takes(favoured[0].target, args) if args >= 0 else False):
-            ev = ", ".join([*evidence, IMPORT])
-            return (Target(favoured[0].target, NARROWED, CONFIDENCE[NARROWED], False,
-                           f"{ev}: 1 of {n} candidates"),)
+        found = None
+        if not promotable:
+            pass
+        elif len(kept) == 1 and evidence and fits:
+            found = kept[0]
+        elif len(favoured) == 1 and step == IMPORT and args >= 0 and self._takes(favoured[0].target, args):
+            found, evidence = favoured[0], [*evidence, IMPORT]
+        elif len(favoured) == 1 and step == FILE and self._own_copy(favoured[0], kept, path, lang):
+            s = self.symbol(favoured[0].target)
+            found, evidence = favoured[0], [*evidence, f"caller's file has its own {s.qualified_name if s else name}"]
+        if found is not None:
+            return (Target(found.target, NARROWED, CONFIDENCE[NARROWED], False,
+                           f"{', '.join(evidence)}: 1 of {n} candidates"),)
         if not evidence and not favoured:
             return targets
         left = len({t.target for t in kept})
@@ -83,6 +83,29 @@ class Narrowing(Values):
             detail = "; ".join(x for x in (base, step if t.target in ids else "") if x)
             out.append(Target(t.target, NAME, conf, ambiguous, detail))
         return tuple(out)
+
+    def _favoured(self, kept: list[Target], path: str, caller: str, lang: Language) -> tuple[str, list[Target]]:
+        """The first place that holds some, not all, of the candidates (the caller's
+        class hierarchy, its file, the files it imports), and those candidates."""
+        if len(kept) > 1:
+            for step, prefer in ((CLASS, self._in_caller_class), (FILE, self._in_file),
+                                 (IMPORT, self._in_imported)):
+                favoured = prefer(kept, path, caller, lang)
+                if favoured and len(favoured) < len(kept):
+                    return step, favoured
+        return "", []
+
+    def _own_copy(self, mine: Target, kept: list[Target], path: str, lang: Language) -> bool:
+        """Is ``mine`` (of the caller's file) one copy of a class member the other
+        candidates repeat under the same qualified name, in files the caller's file
+        does not import (each test file's own ``Timer.tick``)?"""
+        s = self.symbol(mine.target)
+        if s is None or "." not in s.qualified_name:
+            return False
+        others = [o for t, o in self._candidates(kept) if t.target != mine.target]
+        if not others or any(o.qualified_name != s.qualified_name or o.path == path for o in others):
+            return False
+        return not self._in_imported([t for t in kept if t.target != mine.target], path, "", lang)
 
     def _takes(self, symbol_id: str, args: int) -> bool | None:
         """Does the function take ``args`` arguments? None: unknown."""
