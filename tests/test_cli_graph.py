@@ -152,6 +152,6 @@ def test_name_matches_with_few_candidates_are_offered_with_their_evidence(repo: 
         ("app/shapes/layout.py", 11, "zoom", "by name, 2 candidates")]
     out = run("calls", "--root", str(repo), "-q", "Image.scale")
     assert "app/shapes/layout.py:11:10  in zoom  [0.15]  by name, 2 candidates" in out.stdout
-    # `item.resize(w, h)`: narrowed by arity, in the view, with why
-    out = run("calls", "--root", str(repo), "-q", "Box.resize")
-    assert "in fit  [0.6]  narrowed by arity: 1 of 2 candidates" in out.stdout
+    # each test file's own `Clock.advance`: narrowed, in the view, with why
+    out = run("calls", "--root", str(repo), "-q", "app/checks/test_alpha.py:5")
+    assert "in test_expiry  [0.6]  narrowed by caller's file has its own Clock.advance" in out.stdout

@@ -40,12 +40,35 @@ def test_survivors_that_evidence_cannot_split_stay_name_candidates_marked() -> N
         ("name", "by name, 1 candidate (arity: 1 of 2 candidates)")]
 
 
-def test_a_narrowed_edge_says_why_and_is_in_the_default_view() -> None:
+def test_arity_leaves_one_candidate_below_the_view_and_says_why() -> None:
     g = load("python")
-    [edge] = g.callers(f"{BOX}::Box.resize", DEFAULT_MIN_CONFIDENCE)
-    assert (edge.site.line, edge.reason, g.evidence(edge)) == (2, "narrowed", "narrowed by arity: 1 of 2 candidates")
+    assert g.callers(f"{BOX}::Box.resize", DEFAULT_MIN_CONFIDENCE) == []
+    [edge] = g.callers(f"{BOX}::Box.resize")
+    assert (edge.site.line, edge.reason, edge.confidence) == (2, "name", 0.3)
+    assert g.evidence(edge) == "by name, 1 candidate (arity: 1 of 2 candidates)"
     # the trap: Circle.resize takes one argument, `fit` passes two
     assert [e.site.caller for e in g.callers(f"{CIRCLE}::Circle.resize")] == [f"{LAYOUT}::shrink"]
+
+
+def test_a_test_files_own_copy_of_a_helper_class_is_narrowed_into_the_view() -> None:
+    g = load("python")
+    alpha, beta = "app/checks/test_alpha.py", "app/checks/test_beta.py"
+    [edge] = g.callers(f"{alpha}::Clock.advance", DEFAULT_MIN_CONFIDENCE)
+    assert (edge.site.path, edge.reason) == (alpha, "narrowed")
+    assert g.evidence(edge) == "narrowed by caller's file has its own Clock.advance: 1 of 2 candidates"
+    assert [e.site.path for e in g.callers(f"{beta}::Clock.advance")] == [beta]
+
+
+def test_a_copy_the_caller_can_import_is_not_ruled_out() -> None:
+    root = DATA / "python"
+    g = load("python")
+    alpha, beta = "app/checks/test_alpha.py", "app/checks/test_beta.py"
+    text = "from .test_beta import Clock as Other\n" + (root / alpha).read_text()
+    g.replace_file(alpha, *_file(root, alpha, text, "python"))
+    got, edges = targets(g, alpha, "test_expiry", "advance", 11)
+    assert got == {f"{alpha}::Clock.advance", f"{beta}::Clock.advance"}
+    assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
+    assert _edges(g) == _edges(_rebuilt(root, {alpha: text}))
 
 
 def test_offered_lists_the_few_candidate_name_matches_below_the_view() -> None:
@@ -70,7 +93,7 @@ def test_edits_of_arity_re_narrow_the_call_and_equal_a_rebuild() -> None:
     text = (root / LAYOUT).read_text().replace("item.resize(w, h)", "item.resize(w)")
     g.replace_file(LAYOUT, *_file(root, LAYOUT, text, "python"))
     got, edges = targets(g, LAYOUT, "fit", "resize", 2)
-    assert got == {f"{CIRCLE}::Circle.resize"} and edges[0].reason == "narrowed"
+    assert got == {f"{CIRCLE}::Circle.resize"} and g.evidence(edges[0]).endswith("(arity: 1 of 2 candidates)")
     assert _edges(g) == _edges(_rebuilt(root, {LAYOUT: text, CIRCLE: circle}))
 
 

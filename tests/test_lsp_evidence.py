@@ -15,13 +15,14 @@ from pytest_lsp import LanguageClient
 from .lsp_support import SERVER, position, start, stop, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-SHAPES = Path(__file__).parent / "data" / "graph" / "python" / "app" / "shapes"
+APP = Path(__file__).parent / "data" / "graph" / "python" / "app"
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("lsp-evidence") / "repo"
-    shutil.copytree(SHAPES, root / "shapes")
+    shutil.copytree(APP / "shapes", root / "shapes")
+    shutil.copytree(APP / "checks", root / "checks")
     return root.resolve()
 
 
@@ -48,8 +49,12 @@ async def test_name_matches_with_few_candidates_are_offered_with_their_count(cli
     assert [r.start for r in calls[0].from_ranges] == [site]
 
 
-async def test_a_narrowed_call_says_why(client: LanguageClient, repo: Path) -> None:
+async def test_a_narrowed_call_and_an_arity_survivor_say_why(client: LanguageClient, repo: Path) -> None:
+    [item] = await prepare(client, repo, "checks/test_alpha.py", "def test_expiry", 5)
+    calls = await client.call_hierarchy_outgoing_calls_async(types.CallHierarchyOutgoingCallsParams(item=item))
+    assert [(c.to.name, c.to.detail) for c in calls] == [
+        ("advance", "Clock.advance — narrowed by caller's file has its own Clock.advance: 1 of 2 candidates")]
     [item] = await prepare(client, repo, "shapes/layout.py", "def fit", 5)
     calls = await client.call_hierarchy_outgoing_calls_async(types.CallHierarchyOutgoingCallsParams(item=item))
     assert [(c.to.name, c.to.detail) for c in calls] == [
-        ("resize", "Box.resize — narrowed by arity: 1 of 2 candidates")]
+        ("resize", "Box.resize — by name, 1 candidate (arity: 1 of 2 candidates)")]

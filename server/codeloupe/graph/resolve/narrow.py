@@ -5,17 +5,20 @@ hierarchy, in the caller's file, in a file the caller's file imports. Each step
 keeps the candidates it favours when some, not all, are favoured.
 
 Arity rules candidates out (a call passing two arguments to a function taking one
-fails); where they live only favours some (the receiver is unknown: it may be of
-any candidate's class), marked in their ``detail``. One candidate left by arity (its
-own parameters known to fit), or the only one, fitting, in a file the caller's file
-imports, of a call on a receiver and of a name the standard types do not use, is
-what the reader takes it for: ``narrowed``, in the default view, with the evidence
-in its ``detail``; so is the caller file's own copy of a class whose other copies
-(same qualified name) lie in files it does not import (each test file's ``Timer``).
-The caller's class or file alone never promotes (a wrapper's ``render`` calling the
-wrapped object's ``render``). Several left stay name
-candidates with the evidence in ``detail``. A ``unique`` candidate whose parameters
-cannot take the call's arguments goes back to a name candidate.
+fails; a decorated definition may take anything and is never ruled out); where they
+live only favours some (the receiver is unknown: it may be of any candidate's
+class), marked in their ``detail``. Neither promotes a candidate into the default
+view: the call may well go to none of them (a method of a builtin or C type, a
+method bound by an assignment such as tkinter's ``pack = pack_configure``), and on
+the standard library most single survivors of arity or imports are such calls
+(``os.stat(p)`` → ``Path.stat``). What does promote, ``narrowed``: the caller file's
+own copy of a class member whose other copies (the same qualified name) lie in
+files the caller's file does not import, nor their package (each test file's
+``Timer.tick``), on a receiver that is no imported name, of a name the standard
+types do not use. Several left stay name candidates with the evidence in
+``detail`` (``queries.evidence``: "by name, 2 candidates"). A ``unique``
+candidate whose parameters cannot take the call's arguments goes back to a name
+candidate.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ class Narrowing(Values):
         lang = self.language_of(path)
         kept = list(targets)
         evidence: list[str] = []
-        fits = False  # every candidate left is known to take the call's arguments
         if args >= 0 and lang.parameters_field:
             known = {t.target: self._takes(t.target, args) for t in kept}
             left = [t for t in kept if known[t.target] is not False]
@@ -51,25 +53,17 @@ class Narrowing(Values):
             else:
                 kept = left
                 evidence.append(ARITY)
-            fits = all(known[t.target] for t in kept)
         if targets[0].reason is UNIQUE:
             return targets
         step, favoured = self._favoured(kept, path, caller, lang)
-        promotable = bool(receiver) and name not in COMMON_METHODS and not (
-            name.startswith("__") and name.endswith("__"))
         n = len({t.target for t in targets})
-        found = None
-        if not promotable:
-            pass
-        elif len(kept) == 1 and evidence and fits:
-            found = kept[0]
-        elif len(favoured) == 1 and step == IMPORT and args >= 0 and self._takes(favoured[0].target, args):
-            found, evidence = favoured[0], [*evidence, IMPORT]
-        elif len(favoured) == 1 and step == FILE and self._own_copy(favoured[0], kept, path, lang):
+        if (len(favoured) == 1 and step == FILE and receiver and name not in COMMON_METHODS
+                and not (name.startswith("__") and name.endswith("__"))
+                and not self.has_import(path, receiver.split(".", 1)[0].split("(", 1)[0])
+                and self._own_copy(favoured[0], kept, path, lang)):
             s = self.symbol(favoured[0].target)
-            found, evidence = favoured[0], [*evidence, f"caller's file has its own {s.qualified_name if s else name}"]
-        if found is not None:
-            return (Target(found.target, NARROWED, CONFIDENCE[NARROWED], False,
+            evidence.append(f"caller's file has its own {s.qualified_name if s else name}")
+            return (Target(favoured[0].target, NARROWED, CONFIDENCE[NARROWED], False,
                            f"{', '.join(evidence)}: 1 of {n} candidates"),)
         if not evidence and not favoured:
             return targets
@@ -105,7 +99,35 @@ class Narrowing(Values):
         others = [o for t, o in self._candidates(kept) if t.target != mine.target]
         if not others or any(o.qualified_name != s.qualified_name or o.path == path for o in others):
             return False
-        return not self._in_imported([t for t in kept if t.target != mine.target], path, "", lang)
+        modules = self._imported_modules(path, lang)
+        if modules is None:  # imports the language does not map to files: it may see them
+            return False
+        owners = {o.parent for o in others}
+        cls_name = s.qualified_name.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+        for m in modules:
+            files = tuple(self.module_files(m))
+            if not files:
+                continue
+            if any(o.path in files for o in others):
+                return False
+            member = self.module_member(files, cls_name)  # the other copy, re-exported?
+            ids = {x.id for x in member} if isinstance(member, list) else set(member.ids) if member else set()
+            if ids & owners:
+                return False
+        return True
+
+    def _imported_modules(self, path: str, lang: Language) -> list[str] | None:
+        """The slash paths of the modules a file's imports name (the module, and the
+        submodule ``from m import x`` may bind); None when the language maps some
+        import to no path."""
+        out: list[str] = []
+        for source, original in self.imports_of(path):
+            module = lang.star_module_path(source, path)
+            if module is None:
+                return None
+            sub = f"{source}{original}" if source.endswith(".") else f"{source}.{original}"
+            out.extend(m for m in (module, lang.star_module_path(sub, path)) if m)
+        return out
 
     def _takes(self, symbol_id: str, args: int) -> bool | None:
         """Does the function take ``args`` arguments? None: unknown."""
@@ -134,12 +156,8 @@ class Narrowing(Values):
     def _in_imported(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
         """The candidates defined in a file the caller's file imports (the module an
         import names, or the submodule it binds)."""
-        files: set[str] = set()
-        for source, original in self.imports_of(path):
-            sub = f"{source}{original}" if source.endswith(".") else f"{source}.{original}"
-            for modpath in (lang.star_module_path(source, path), lang.star_module_path(sub, path)):
-                if modpath:
-                    files.update(self.module_files(modpath))
+        files = {f for m in self._imported_modules(path, lang) or () for f in self.module_files(m)}
         if not files:
             return []
         return [t for t, s in self._candidates(kept) if s.path in files]
+
