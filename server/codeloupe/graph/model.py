@@ -34,8 +34,8 @@ class Reason(StrEnum):
     # that implements it (beside the edge to the interface member)
     SOLE_IMPLEMENTATION = "sole-implementation"
     UNIQUE = "unique"  # the only method of that name in the repository
-    # the one name candidate left when the evidence (arity, imports, the caller's class
-    # and file) rules out the others; what ruled them out in the target's ``detail``
+    # a name candidate the evidence singles out: the caller file's own copy of a class
+    # repeated elsewhere out of its imports' reach (resolve/narrow); why in ``detail``
     NARROWED = "narrowed"
     NAME = "name"  # by name only: every candidate
 
@@ -49,7 +49,7 @@ CONFIDENCE: dict[Reason, float] = {
 }
 # What users see by default (call hierarchy, code lens and hover counts, ``codeloupe calls``
 # and ``path``, ``codeloupe.server.callChain``): edges found by scope, self/super, imports,
-# types, a unique method name or one narrowed by evidence. Name-match candidates (``name``: 0.3 or less) stay in the
+# types, a unique method name or a name candidate narrowed by evidence. Name-match candidates (``name``: 0.3 or less) stay in the
 # graph, are counted apart, and are shown with a minimum of 0 (bench/eval_graph.py: at
 # >= 0.5 precision 0.98-1.0, recall 0.91-1.0; over every edge precision 0.55-0.89).
 DEFAULT_MIN_CONFIDENCE = 0.5
