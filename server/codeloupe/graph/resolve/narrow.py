@@ -24,10 +24,15 @@ candidate.
 from __future__ import annotations
 
 from ...languages import COMMON_METHODS, Language
+from ..memo import Lookup
 from ..model import CONFIDENCE, Reason, SymbolInfo, Target
 from .values import Values
 
 NAME, UNIQUE, NARROWED = Reason.NAME, Reason.UNIQUE, Reason.NARROWED
+# candidates of a name past which a site is left as it is (its targets stay the tuple
+# every site of that name shares): evidence seldom brings so many down to the few a
+# view offers, and each site would pay for it
+NARROW_MAX = 12
 ARITY, CLASS, FILE, IMPORT = "arity", "caller's class", "caller's file", "import"
 
 
@@ -38,6 +43,8 @@ class Narrowing(Values):
                   args: int) -> tuple[Target, ...]:
         """``targets`` (by name or ``unique``) narrowed for a call passing ``args``
         arguments (-1 unknown) from ``caller`` in ``path``."""
+        if len(targets) > NARROW_MAX:
+            return targets
         lang = self.language_of(path)
         kept = list(targets)
         evidence: list[str] = []
@@ -99,15 +106,12 @@ class Narrowing(Values):
         others = [o for t, o in self._candidates(kept) if t.target != mine.target]
         if not others or any(o.qualified_name != s.qualified_name or o.path == path for o in others):
             return False
-        modules = self._imported_modules(path, lang)
+        modules = self._imported_modules(path)
         if modules is None:  # imports the language does not map to files: it may see them
             return False
         owners = {o.parent for o in others}
         cls_name = s.qualified_name.rsplit(".", 1)[0].rsplit(".", 1)[-1]
-        for m in modules:
-            files = tuple(self.module_files(m))
-            if not files:
-                continue
+        for _, files in modules:
             if any(o.path in files for o in others):
                 return False
             member = self.module_member(files, cls_name)  # the other copy, re-exported?
@@ -116,18 +120,25 @@ class Narrowing(Values):
                 return False
         return True
 
-    def _imported_modules(self, path: str, lang: Language) -> list[str] | None:
-        """The slash paths of the modules a file's imports name (the module, and the
-        submodule ``from m import x`` may bind); None when the language maps some
-        import to no path."""
-        out: list[str] = []
+    def _imported_modules(self, path: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+        """The modules a file's imports name (the module, and the submodule ``from m
+        import x`` may bind), each with its files in the repository; None when the
+        language maps some import to no path. Remembered per file."""
+        return self._memoized((Lookup.IMPORTED, path), self._compute_imported)
+
+    def _compute_imported(self, path: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+        lang = self.language_of(path)
+        out: list[tuple[str, tuple[str, ...]]] = []
         for source, original in self.imports_of(path):
             module = lang.star_module_path(source, path)
             if module is None:
                 return None
             sub = f"{source}{original}" if source.endswith(".") else f"{source}.{original}"
-            out.extend(m for m in (module, lang.star_module_path(sub, path)) if m)
-        return out
+            for m in (module, lang.star_module_path(sub, path)):
+                files = tuple(self.module_files(m)) if m else ()
+                if files:
+                    out.append((m, files))
+        return tuple(out)
 
     def _takes(self, symbol_id: str, args: int) -> bool | None:
         """Does the function take ``args`` arguments? None: unknown."""
@@ -156,7 +167,7 @@ class Narrowing(Values):
     def _in_imported(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
         """The candidates defined in a file the caller's file imports (the module an
         import names, or the submodule it binds)."""
-        files = {f for m in self._imported_modules(path, lang) or () for f in self.module_files(m)}
+        files = {f for _, found in self._imported_modules(path) or () for f in found}
         if not files:
             return []
         return [t for t, s in self._candidates(kept) if s.path in files]
