@@ -140,3 +140,18 @@ def test_the_map_is_saved_beside_the_index_and_never_used_stale(tmp_path: Path) 
     saved.write_bytes(b"codeloupe-graph/json " + b"0" * 64 + b"\n" + b"{}")
     out = run("calls", "--root", str(root), "--json", "-q", "Transport.write")
     assert json.loads(out.stdout) == edited
+
+
+def test_name_matches_with_few_candidates_are_offered_with_their_evidence(repo: Path) -> None:
+    # `view.scale(w, h)` (app/shapes/layout.py:11): Panel.scale and Image.scale both take
+    # two arguments; below the view, but listed with their count
+    out = run("calls", "--root", str(repo), "--json", "-q", "Image.scale")
+    obj = json.loads(out.stdout)
+    assert obj["callers"] == []
+    assert [(c["path"], c["line"], c["caller"]["qualified_name"], c["evidence"]) for c in obj["offered_callers"]] == [
+        ("app/shapes/layout.py", 11, "zoom", "by name, 2 candidates")]
+    out = run("calls", "--root", str(repo), "-q", "Image.scale")
+    assert "app/shapes/layout.py:11:10  in zoom  [0.15]  by name, 2 candidates" in out.stdout
+    # each test file's own `Clock.advance`: narrowed, in the view, with why
+    out = run("calls", "--root", str(repo), "-q", "app/checks/test_alpha.py:5")
+    assert "in test_expiry  [0.6]  narrowed by caller's file has its own Clock.advance" in out.stdout

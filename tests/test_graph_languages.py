@@ -102,6 +102,16 @@ CASES = {
         # a method whose every return is a string: outside the repository
         (WC, "Client.health", "json", 39, None, None),
         (WC, "Client.fetch", "append", 17, None, None),  # a list's own method
+        # unknown receivers, candidates narrowed by arity (self not counted, defaults);
+        # the one left stays a name candidate (it may be a builtin type's method)
+        ("app/shapes/layout.py", "fit", "resize", 2, {"app/shapes/box.py::Box.resize"}, "name"),
+        ("app/shapes/layout.py", "shrink", "resize", 6, {"app/shapes/circle.py::Circle.resize"}, "name"),
+        ("app/shapes/layout.py", "zoom", "scale", 10, {"app/shapes/box.py::Panel.scale"}, "name"),
+        # each test file's own copy of a helper class, the other copy in a file it does not import
+        ("app/checks/test_alpha.py", "test_expiry", "advance", 10, {"app/checks/test_alpha.py::Clock.advance"},
+         "narrowed"),
+        ("app/checks/test_beta.py", "test_refresh", "advance", 10, {"app/checks/test_beta.py::Clock.advance"},
+         "narrowed"),
     ],
     "typescript": [
         ("src/transport.ts", "Transport.send", "write", 9, {"src/transport.ts::Transport.write"}, "self"),
@@ -268,6 +278,12 @@ CASES = {
         (GRR, "Router.PathPrefix", "PathPrefix", 19, {f"{GRR}::Route.PathPrefix"}, "type"),
         # the package at the repository's top: a method in another file of it (Other.Use the trap)
         ("mux.go", "Serve", "Use", 18, {"mux_use.go::Mux.Use"}, "type"),
+        # unknown receivers, candidates narrowed by arity: `Place(x, y int)` over
+        # `Place(item string)`; a variadic `Print(format, args...)` takes three. The
+        # one left stays a name candidate (the call may go to none of them)
+        ("srv/layout.go", "arrange", "Place", 21, {"srv/layout.go::Grid.Place"}, "name"),
+        ("srv/layout.go", "arrange", "Place", 24, {"srv/layout.go::Stack.Place"}, "name"),
+        ("srv/layout.go", "arrange", "Print", 27, {"srv/layout.go::Printer.Print"}, "name"),
     ],
     "rust": [
         (RS, "Transport.send", "write", 21, {f"{RS}::Transport.write"}, "self"),  # an `impl Trait for` block

@@ -19,9 +19,11 @@ SYMBOL_KINDS = CONTAINER_KINDS | FUNCTION_KINDS | {"type"}
 # an array method's callback), "returns" (a declared return type), "return" (a
 # returned expression), "item" (an element put into a container variable or attribute:
 # `xs.append(x)`), "keyed" (a value stored under a key: `d[k] = x`), "second" (a
-# variable bound to the second item of each element: `for k, v in d.items()`). They carry line 0 (no position in the file) and the enclosing symbol
+# variable bound to the second item of each element: `for k, v in d.items()`), "params" (the arguments a function takes: `source` is
+# "<least> <most>", most -1 for any number; extract.arity). They carry line 0 (no position in the file) and the enclosing symbol
 # they belong to; "base" (a base class) is a use and keeps its position.
-FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second"})
+FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second",
+                        "params"})
 
 
 @dataclass(slots=True)
@@ -61,7 +63,7 @@ class Reference:
     line: int  # 1-based (0 for resolution facts)
     col: int  # 0-based, characters
     enclosing: str  # id of the innermost symbol containing the reference
-    source: str = ""  # for imports: the module the name comes from
+    source: str = ""  # for imports: the module the name comes from; for calls: the argument count ("" unknown)
     original: str = ""  # for aliased imports: the name in that module (`y` in `import y as z`)
 
 

@@ -93,6 +93,8 @@ def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
             row: dict[str, object] = {"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
                                       "caller": _caller_ref(graph, e.site.caller),
                                       "confidence": e.confidence}
+            if why := graph.evidence(e):
+                row["evidence"] = why
             if depth > 1:
                 row["depth"] = level
             out.append(row)
@@ -120,6 +122,8 @@ def callees_of(graph: Graph, sym: SymbolInfo, depth: int,
                                for e in edges],
                 "confidence": max(e.confidence for e in edges),
             }
+            if why := "; ".join(dict.fromkeys(w for e in edges if (w := graph.evidence(e)))):
+                row["evidence"] = why
             if depth > 1:
                 row["depth"] = level
             out.append(row)
@@ -127,6 +131,18 @@ def callees_of(graph: Graph, sym: SymbolInfo, depth: int,
 
     _by_level(sym.id, depth, visit)
     return out
+
+
+def offered_rows(graph: Graph, sym: SymbolInfo, min_confidence: float, incoming: bool) -> list[dict[str, object]]:
+    """The name matches below ``min_confidence`` with few candidates (``Graph.offered``):
+    one row a call site, with the other end and the evidence."""
+    rows: list[dict[str, object]] = []
+    for e in graph.offered(sym.id, min_confidence, incoming=incoming):
+        other = _caller_ref(graph, e.site.caller if incoming else e.target)
+        rows.append({"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
+                     "caller" if incoming else "callee": other, "confidence": e.confidence,
+                     "evidence": graph.evidence(e)})
+    return rows
 
 
 def _targets(args: argparse.Namespace) -> Iterable[str]:
@@ -169,9 +185,11 @@ def run_calls(args: argparse.Namespace) -> int:
                 obj["callers"] = callers_of(graph, sym, args.depth, args.min_confidence)
                 # call sites into the symbol left out below --min-confidence (name matches)
                 obj["low_confidence_callers"] = graph.below(sym.id, args.min_confidence)[0]
+                obj["offered_callers"] = offered_rows(graph, sym, args.min_confidence, True)
             if want_callees:
                 obj["callees"] = callees_of(graph, sym, args.depth, args.min_confidence)
                 obj["low_confidence_callees"] = graph.below(sym.id, args.min_confidence, incoming=False)[0]
+                obj["offered_callees"] = offered_rows(graph, sym, args.min_confidence, False)
             obj["min_confidence"] = args.min_confidence
             if as_json:
                 _print(json.dumps(obj))
@@ -193,7 +211,8 @@ def _print_calls(obj: dict) -> None:
                                                       if more else "") + "):")
         for c in obj["callers"]:
             _print(f"    {c['path']}:{c['line']}:{c['column']}  in {c['caller']['qualified_name']}"
-                  f"  [{c['confidence']}]")
+                  f"  [{c['confidence']}]" + (f"  {c['evidence']}" if "evidence" in c else ""))
+        _print_offered(obj["offered_callers"], "caller")
     if "callees" in obj:
         more = obj["low_confidence_callees"]
         _print(f"  callees ({len(obj['callees'])}" + (f"; {more} more edges by name only{hidden}"
@@ -201,7 +220,17 @@ def _print_calls(obj: dict) -> None:
         for c in obj["callees"]:
             where = ", ".join(f"{x['line']}" for x in c["call_sites"])
             _print(f"    {c['qualified_name']}  {c['path']}:{c['start_line']}  (line {where})"
-                  f"  [{c['confidence']}]")
+                  f"  [{c['confidence']}]" + (f"  {c['evidence']}" if "evidence" in c else ""))
+        _print_offered(obj["offered_callees"], "callee")
+
+
+def _print_offered(rows: list[dict], end: str) -> None:
+    """The offered name matches of ``codeloupe calls``: the site, the other end, why."""
+    if rows:
+        _print(f"    of those by name, {len(rows)} with few candidates:")
+    for c in rows:
+        _print(f"      {c['path']}:{c['line']}:{c['column']}  {'in ' if end == 'caller' else ''}"
+               f"{c[end]['qualified_name']}  [{c['confidence']}]  {c['evidence']}")
 
 
 def run_path(args: argparse.Namespace) -> int:

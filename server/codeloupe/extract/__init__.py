@@ -29,6 +29,7 @@ from tree_sitter import Tree
 
 from ..languages import get_query, rules
 from ..model import FileExtraction
+from .arity import call_arity, param_facts
 from .captures import FACT_LIMIT, collect
 from .closures import closure_param_facts
 from .docs import DOC_TRANSPARENT
@@ -52,7 +53,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 5: JS `module.exports = function () {}` exports that function; the name pairs of an
 #    exported literal (`module.exports = {parse: parse}`) are facts `module.exports.parse`.
 # 6: members of exported classes and objects (`export class C`; `C.prototype.m = ...`).
-EXTRACT_VERSION = 6
+# 7: arity (Python, Go): a call's argument count in its `source`, `params` facts.
+EXTRACT_VERSION = 7
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -82,7 +84,10 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
         raw = this_receivers(unit.src, lang, expando, raw)
         more, whole = member_facts(path, lang, expando, unit.module_id)
         raw = raw + more
-    references = make_references(unit, ordered, raw) + whole
+    if lang.argument_list_nodes:  # a call's argument count, where the language shows it
+        raw = [(k, n, nm, rc, call_arity(n, lang) if k == "call" and not so else so, o)
+               for k, n, nm, rc, so, o in raw]
+    references = make_references(unit, ordered, raw) + whole + param_facts(path, lang, real)
     if lang.jsdoc:
         references += jsdoc_facts(symbols, path, FACT_LIMIT)
     if lang.closure_declarations:

@@ -17,6 +17,7 @@ MODULE_PREFIX = "mod:"  # + the last part of a module stem or folder: the files 
 SUBCLASS_PREFIX = "sub:"  # + a base name: the classes that name it as a base
 NAMESPACE_PREFIX = "ns:"  # + a path: the namespaces that file sees
 INCLUDE_PREFIX = "inc:"  # + a path: the files that file includes
+IMPORTS_PREFIX = "imp:"  # + a path: every import of that file (narrowing by imports)
 
 
 def module_key(tail: str) -> str:
@@ -37,6 +38,11 @@ def namespace_key(path: str) -> str:
 def include_key(path: str) -> str:
     """The files file ``path`` includes."""
     return INCLUDE_PREFIX + path
+
+
+def imports_key(path: str) -> str:
+    """Every import of file ``path``, as a whole."""
+    return IMPORTS_PREFIX + path
 
 
 def local_key(scope: str, name: str) -> str:

@@ -121,7 +121,7 @@ class EdgeIndex:
     def site_targets(self) -> Iterator[tuple[CallSite, list[Target] | tuple[Target, ...]]]:
         """Every site with its targets."""
         for site, edges in self.site_edges.items():
-            yield site, [Target(e.target, e.reason, e.confidence, e.ambiguous) for e in edges]
+            yield site, [Target(e.target, e.reason, e.confidence, e.ambiguous, e.detail) for e in edges]
         yield from self.named.items()
 
 

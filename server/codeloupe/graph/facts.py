@@ -31,12 +31,15 @@ class FileFacts:
     attrs: dict[str, dict[str, list[AttrFact]]] = field(default_factory=dict)  # class id → name → facts
     returns: dict[str, str] = field(default_factory=dict)  # function id → declared return type
     returned: dict[str, list[str]] = field(default_factory=dict)  # function id → returned expressions
+    params: dict[str, tuple[int, int]] = field(default_factory=dict)  # function id → (least, most) arguments
     type_refs: list[TypeRef] = field(default_factory=list)
 
 
 def call_site(r: RefRow) -> CallSite:
-    """The call site of a ``call`` reference row."""
-    return CallSite(r["path"], r["line"], r["col"], r["name"], r["receiver"] or "", r["enclosing"])
+    """The call site of a ``call`` reference row (its ``source``: the argument count)."""
+    args = r.get("source") or ""
+    return CallSite(r["path"], r["line"], r["col"], r["name"], r["receiver"] or "", r["enclosing"],
+                    int(args) if args.isdigit() and len(args) < 4 else -1)
 
 
 def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
@@ -68,6 +71,10 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
             facts.returns[enclosing] = r["name"]
         elif kind == "return":
             facts.returned.setdefault(enclosing, []).append(r["name"])
+        elif kind == "params":
+            bounds = _params(r["source"] or "")
+            if bounds is not None:
+                facts.params[enclosing] = bounds
         elif kind in _VARIABLE_FORMS or kind == "typed":
             _variable_fact(facts, r, module, lang, symbol, enclosing_class)
     _drop_unbound(facts)
@@ -75,6 +82,17 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
         at = {(r.line, r.col) for r in facts.type_refs if r.kind == "base"}
         facts.type_refs = [r for r in facts.type_refs if r.kind == "base" or (r.line, r.col) not in at]
     return facts
+
+
+def _params(text: str) -> tuple[int, int] | None:
+    """``"<least> <most>"`` of a ``params`` row (most -1: any number); None if malformed."""
+    parts = text.split()
+    if len(parts) != 2 or not all(p.lstrip("-").isdigit() and len(p) < 4 for p in parts):
+        return None
+    least, most = int(parts[0]), int(parts[1])
+    if least < 0 or most < -1 or (most >= 0 and most < least):
+        return None
+    return least, most
 
 
 def _variable_fact(facts: FileFacts, r: RefRow, module: str, lang: Language,

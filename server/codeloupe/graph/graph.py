@@ -132,6 +132,16 @@ class Graph:
         it, calling symbols, or called ones when not ``incoming``, reached only below it)."""
         return queries.below(self._edges, symbol_id, min_confidence, incoming=incoming)
 
+    def offered(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> list[Edge]:
+        """The name matches below ``min_confidence`` with few candidates around a symbol,
+        offered beside the view (``queries.offered``)."""
+        return queries.offered(self._edges, symbol_id, min_confidence, incoming=incoming)
+
+    def evidence(self, edge: Edge) -> str:
+        """Why an edge found by name was drawn, in words; "" for a precise one
+        (``queries.evidence``)."""
+        return queries.evidence(self._edges, edge)
+
     def upstream(self, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
         """Every symbol that reaches this one through calls, within ``depth`` calls:
         symbol id → distance."""

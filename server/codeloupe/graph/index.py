@@ -38,6 +38,7 @@ class Seen(StrEnum):
     ATTRIBUTE = "a"  # an attribute's facts (with the locals its values name)
     RETURNS = "r"  # a function's declared return type
     RETURNED = "rv"  # what a function returns
+    PARAMS = "p"  # the arguments a function takes
 
 
 class SymbolIndex:
@@ -195,6 +196,8 @@ class SymbolIndex:
         lang = self.file_lang.get(path, NEUTRAL)
         if lang.namespaced:
             out[deps.namespace_key(path)].add(tuple(sorted(self.namespaces(path))))
+        if facts is not None and facts.imports:
+            out[deps.imports_key(path)].add(tuple(sorted(facts.imports.items())))
         if lang.includes_files and facts is not None:
             out[deps.include_key(path)].add(tuple(sorted(source for source, _ in facts.imports.values())))
         return {k: frozenset(v) for k, v in out.items()}
@@ -226,6 +229,8 @@ class SymbolIndex:
             out[deps.short_name(fid)].add((Seen.RETURNS, fid, text))
         for fid, texts in facts.returned.items():
             out[deps.short_name(fid)].add((Seen.RETURNED, fid, tuple(texts)))
+        for fid, bounds in facts.params.items():
+            out[deps.short_name(fid)].add((Seen.PARAMS, fid, bounds))
 
 
 def _folder(path: str) -> str:

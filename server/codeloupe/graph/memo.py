@@ -12,7 +12,7 @@ from enum import StrEnum
 class Lookup(StrEnum):
     """What a remembered entry is the result of; the first part of its key."""
 
-    SITE = "site"  # (path, caller, name, receiver): a call site's targets
+    SITE = "site"  # (path, caller, name, receiver, args): a call site's targets
     MRO = "mro"  # (class id): the class and its bases in lookup order
     IMPORT = "imp"  # (path, bound): what an import binding holds
     TYPE = "type"  # (path, scope, type name): the instances a type names
@@ -22,6 +22,7 @@ class Lookup(StrEnum):
     NAME = "name"  # (name, with receiver, family): the candidates by name
     INCLUDES = "inc"  # (path): the files a file includes
     NAMESPACES = "ns"  # (path): the namespaces a file sees
+    IMPORTED = "imported"  # (path): the module paths and files a file's imports name
 
 
 # a remembered result and the keys it read

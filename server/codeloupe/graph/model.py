@@ -34,6 +34,9 @@ class Reason(StrEnum):
     # that implements it (beside the edge to the interface member)
     SOLE_IMPLEMENTATION = "sole-implementation"
     UNIQUE = "unique"  # the only method of that name in the repository
+    # a name candidate the evidence singles out: the caller file's own copy of a class
+    # repeated elsewhere out of its imports' reach (resolve/narrow); why in ``detail``
+    NARROWED = "narrowed"
     NAME = "name"  # by name only: every candidate
 
 
@@ -41,12 +44,12 @@ class Reason(StrEnum):
 CONFIDENCE: dict[Reason, float] = {
     Reason.LOCAL: 0.95, Reason.SELF: 0.95, Reason.SUPER: 0.95, Reason.IMPORT: 0.9,
     Reason.TYPE: 0.9, Reason.PACKAGE: 0.85, Reason.SOLE_IMPLEMENTATION: 0.8, Reason.SUBCLASS: 0.6,
-    Reason.UNIQUE: 0.6,
+    Reason.UNIQUE: 0.6, Reason.NARROWED: 0.6,
     Reason.NAME: 0.3,
 }
 # What users see by default (call hierarchy, code lens and hover counts, ``codeloupe calls``
 # and ``path``, ``codeloupe.server.callChain``): edges found by scope, self/super, imports,
-# types or a unique method name. Name-match candidates (``name``: 0.3 or less) stay in the
+# types, a unique method name or a name candidate narrowed by evidence. Name-match candidates (``name``: 0.3 or less) stay in the
 # graph, are counted apart, and are shown with a minimum of 0 (bench/eval_graph.py: at
 # >= 0.5 precision 0.98-1.0, recall 0.91-1.0; over every edge precision 0.55-0.89).
 DEFAULT_MIN_CONFIDENCE = 0.5
@@ -76,6 +79,7 @@ class CallSite(NamedTuple):  # a tuple: hashed in C (sites key several indexes)
     name: str
     receiver: str
     caller: str  # id of the enclosing symbol
+    args: int = -1  # the number of arguments passed, -1 unknown (extract.arity)
 
 
 class Target(NamedTuple):
@@ -86,6 +90,8 @@ class Target(NamedTuple):
     reason: Reason
     confidence: float
     ambiguous: bool
+    # the evidence that narrowed name candidates ("arity, import; 1 of 3"), else ""
+    detail: str = ""
 
 
 class Edge:
@@ -93,15 +99,16 @@ class Edge:
     is one object, held by two indexes); treat it as immutable. A plain slots class:
     a graph holds hundreds of thousands and a frozen dataclass is slow to build."""
 
-    __slots__ = ("site", "target", "reason", "confidence", "ambiguous")
+    __slots__ = ("site", "target", "reason", "confidence", "ambiguous", "detail")
 
     def __init__(self, site: CallSite, target: str, reason: Reason, confidence: float,
-                 ambiguous: bool = False) -> None:
+                 ambiguous: bool = False, detail: str = "") -> None:
         self.site = site
         self.target = target  # symbol id
         self.reason = reason
         self.confidence = confidence
         self.ambiguous = ambiguous
+        self.detail = detail  # Target.detail
 
     def __repr__(self) -> str:
         return (f"Edge(site={self.site!r}, target={self.target!r}, reason={str(self.reason)!r}, "

@@ -12,7 +12,7 @@ refused; no class is named in it, so a changed class can never load from it.
 A file is one header line, then one JSON object::
 
     codeloupe-graph/json <HMAC-SHA256 of the JSON, hex>\\n
-    {"magic": "codeloupe-graph", "format": 3, "codeloupe": "<version>", "key": "<key>",
+    {"magic": "codeloupe-graph", "format": 4, "codeloupe": "<version>", "key": "<key>",
      "strings": [...], "symbols": {...}, "facts": {...}, "targets": {...},
      "found": {...}, "deps": {...}, "sites": {...}}
 
@@ -31,17 +31,17 @@ for the nullable ones). Flags are 0/1.
   ``files`` (paths, in order), and the tables ``imports`` (file bound source
   original), ``stars`` (file source), ``bases`` (file cls qualifier name), ``vars``
   (file scope name form text), ``attrs`` (file cls name form text scope), ``returns``
-  (file fn text), ``returned`` (file fn text), ``type_refs`` (file line col name
-  receiver enclosing kind); ``file`` is an index into ``files``, ``form`` a
+  (file fn text), ``returned`` (file fn text), ``params`` (file fn least most),
+  ``type_refs`` (file line col name receiver enclosing kind); ``file`` is an index into ``files``, ``form`` a
   ``FactForm`` value.
 - ``targets``: the distinct resolved targets, ``target reason confidence
-  ambiguous`` (``reason``: a ``Reason`` value).
+  ambiguous detail`` (``reason``: a ``Reason`` value).
 - ``found``: the distinct tuples of targets a site resolved to, as ``size`` (the
   length of each) and ``item`` (indexes into ``targets``, one tuple after another).
 - ``deps``: the distinct sets of dependency keys (``graph.deps``) resolutions read,
   as ``size`` and ``item`` (string indexes).
 - ``sites``: every call site, file by file in order: ``path line col name receiver
-  caller``, its ``found`` tuple, ``external`` (known to call outside the
+  caller args``, its ``found`` tuple, ``external`` (known to call outside the
   repository), its ``deps`` set, and ``memo``: 1 when the site's resolution is
   remembered (sites alike share that entry and its keys; they are installed in the
   memo again), 0 when it kept its own keys.
@@ -70,7 +70,7 @@ from .index import SymbolIndex
 from .memo import Lookup, Memo
 from .model import AttrFact, CallSite, Fact, FactForm, Reason, SymbolInfo, Target, TypeRef
 
-FORMAT = 3  # 1, 2: pickles of the Graph object (callgraph.pickle), never read
+FORMAT = 4  # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail
 MAGIC = "codeloupe-graph"
 _HEADER = b"codeloupe-graph/json "
 _MAC_HEX = 64
@@ -88,9 +88,11 @@ _FACT_TABLES: dict[str, tuple[str, ...]] = {
     "attrs": ("file", "cls", "name", "form", "text", "scope"),
     "returns": ("file", "fn", "text"),
     "returned": ("file", "fn", "text"),
+    "params": ("file", "fn", "least", "most"),
     "type_refs": ("file", "line", "col", "name", "receiver", "enclosing", "kind"),
 }
-_SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "found", "external", "deps", "memo")
+_SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "found", "external", "deps",
+                "memo")
 
 
 class _Invalid(Exception):
@@ -127,6 +129,7 @@ def encode(index: SymbolIndex, edges: EdgeIndex, memo: Memo, key: str) -> dict[s
     sites = enc.sites(edges, memo)
     targets = list(enc.target_ids)
     s = enc.string
+    details = [s(t.detail) for t in targets]  # before the strings table is taken
     return {
         "magic": MAGIC, "format": FORMAT, "codeloupe": __version__, "key": key,
         "strings": list(enc.ids),
@@ -134,7 +137,8 @@ def encode(index: SymbolIndex, edges: EdgeIndex, memo: Memo, key: str) -> dict[s
         "facts": facts,
         "targets": {"target": [s(t.target) for t in targets], "reason": [t.reason.value for t in targets],
                     "confidence": [float(t.confidence) for t in targets],
-                    "ambiguous": [1 if t.ambiguous else 0 for t in targets]},
+                    "ambiguous": [1 if t.ambiguous else 0 for t in targets],
+                    "detail": details},
         "found": {"size": enc.found_size, "item": enc.found_item},
         "deps": {"size": enc.dep_size, "item": enc.dep_item},
         "sites": sites,
@@ -213,7 +217,8 @@ class _Encoder:
             for site in sites:
                 found = named.get(site)
                 if found is None:
-                    found = [Target(e.target, e.reason, e.confidence, e.ambiguous) for e in site_edges[site]]
+                    found = [Target(e.target, e.reason, e.confidence, e.ambiguous, e.detail)
+                             for e in site_edges[site]]
                 deps = site_deps[site]
                 if isinstance(deps, tuple):  # its memo entry's key: the entry holds the keys
                     entry = values.get(deps)
@@ -228,6 +233,7 @@ class _Encoder:
                 cols["name"].append(s(site.name))
                 cols["receiver"].append(s(site.receiver))
                 cols["caller"].append(s(site.caller))
+                cols["args"].append(site.args)
                 cols["found"].append(self.found_index(found))
                 cols["external"].append(1 if site in external else 0)
                 cols["deps"].append(self.deps_index(keys))
@@ -265,6 +271,8 @@ def _encode_facts(all_facts: dict[str, FileFacts], s: Any) -> dict[str, Any]:
         for fn, texts in facts.returned.items():
             for text in texts:
                 row("returned", i, s(fn), s(text))
+        for fn, (least, most) in facts.params.items():
+            row("params", i, s(fn), least, most)
         for r in facts.type_refs:
             row("type_refs", i, r.line, r.col, s(r.name), s(r.receiver), s(r.enclosing), s(r.kind))
     return {"files": files, **tables}
@@ -330,7 +338,7 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
         raise _Invalid("symbol ids repeat")
     _decode_facts(index, _table(doc, "facts", ("files", *_FACT_TABLES), columns=False), text, n)
 
-    tg = _table(doc, "targets", ("target", "reason", "confidence", "ambiguous"))
+    tg = _table(doc, "targets", ("target", "reason", "confidence", "ambiguous", "detail"))
     reasons = tg["reason"]
     confidence = tg["confidence"]
     if type(reasons) is not list or type(confidence) is not list:
@@ -338,7 +346,7 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     if confidence and (set(map(type, confidence)) != {float} or min(confidence) < 0 or max(confidence) > 1):
         raise _Invalid("confidence")
     targets = list(map(Target, map(text, _ints(tg, "target", 0, n)), map(_REASONS.__getitem__, reasons),
-                       confidence, map(bool, _ints(tg, "ambiguous", 0, 2))))
+                       confidence, map(bool, _ints(tg, "ambiguous", 0, 2)), map(text, _ints(tg, "detail", 0, n))))
     founds = _groups(_table(doc, "found", ("size", "item"), columns=False), targets, tuple)
     depsets = _groups(_table(doc, "deps", ("size", "item"), columns=False), strings, frozenset)
 
@@ -348,17 +356,17 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     rows = zip(
         map(text, _ints(st, "path", 0, n)), _ints(st, "line"), _ints(st, "col"),
         map(text, _ints(st, "name", 0, n)), map(text, _ints(st, "receiver", 0, n)),
-        map(text, _ints(st, "caller", 0, n)), _ints(st, "found", 0, len(founds)),
+        map(text, _ints(st, "caller", 0, n)), _ints(st, "args", -1, 1000), _ints(st, "found", 0, len(founds)),
         _ints(st, "external", 0, 2), _ints(st, "deps", 0, len(depsets)), _ints(st, "memo", 0, 2),
         strict=True)
     shared: dict[tuple, tuple[int, int, int]] = {}  # memo key → its sites' (found, external, deps)
     sites, add, remember = edges.sites, edges.add, memo.remember
     count = 0
-    for path, line, col, name, receiver, caller, f, ext, d, in_memo in rows:
-        site = CallSite(path, line, col, name, receiver, caller)
+    for path, line, col, name, receiver, caller, args, f, ext, d, in_memo in rows:
+        site = CallSite(path, line, col, name, receiver, caller, args)
         found = founds[f]
         if in_memo:
-            deps: tuple | frozenset[str] = (_SITE, path, caller, name, receiver)
+            deps: tuple | frozenset[str] = (_SITE, path, caller, name, receiver, args)
             seen = shared.get(deps)
             if seen is None:
                 shared[deps] = (f, ext, d)
@@ -411,6 +419,10 @@ def _decode_facts(index: SymbolIndex, ft: dict, text: Any, n: int) -> None:
         facts.returns[fn] = fact_text
     for facts, fn, fact_text in rows("returned", "fn", "text"):
         facts.returned.setdefault(fn, []).append(fact_text)
+    for facts, fn, least, most in rows("params", "fn"):
+        if least < 0 or most < -1 or 0 <= most < least:
+            raise _Invalid("params")
+        facts.params[fn] = (least, most)
     by_file = dict(zip(map(id, files), paths, strict=True))
     for facts, line, col, name, receiver, enclosing, kind in rows(
             "type_refs", "name", "receiver", "enclosing", "kind"):

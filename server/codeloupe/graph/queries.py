@@ -11,9 +11,22 @@ from collections.abc import Callable, Iterable, Iterator
 from ..languages import NEUTRAL
 from .edges import EdgeIndex, InEdges, OutEdges
 from .index import SymbolIndex
-from .model import CALLABLE_KINDS, CLASS_KINDS, Edge, Reason, SymbolInfo, TypeRef, Value, ValueKind
+from .model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    CallSite,
+    Edge,
+    Reason,
+    SymbolInfo,
+    TypeRef,
+    Value,
+    ValueKind,
+)
 
-NAME = Reason.NAME
+NAME, NARROWED = Reason.NAME, Reason.NARROWED
+# a call matched by name with at most this many candidates left (after narrowing) is
+# offered beside the view, marked "by name, 2 candidates", instead of hidden
+OFFER_MAX = 3
 _ENTRY_POINTS = ("main", "constructor", "init", "setUp", "tearDown")  # called from outside
 
 
@@ -44,6 +57,35 @@ def below(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming: 
             sites += 1
             hidden.add(other)
     return sites, len(hidden - shown)
+
+
+def candidates(edges: EdgeIndex, site: CallSite) -> int:
+    """How many targets a call site has."""
+    found = edges.named.get(site)
+    return len({t.target for t in found}) if found is not None else len(edges.site_edges.get(site, ()))
+
+
+def evidence(edges: EdgeIndex, edge: Edge) -> str:
+    """What users read of why an edge was drawn when resolution fell back on the name:
+    "narrowed: arity: 1 of 3 candidates", "by name, 2 candidates (arity: 2 of 5
+    candidates)"; "" for an edge of a precise step."""
+    if edge.reason is NARROWED:
+        return f"narrowed by {edge.detail}" if edge.detail else "narrowed"
+    if edge.reason is not NAME:
+        return ""
+    n = candidates(edges, edge.site)
+    text = f"by name, {n} candidate{'s' if n != 1 else ''}"
+    return f"{text} ({edge.detail})" if edge.detail else text
+
+
+def offered(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming: bool = True,
+            limit: int = OFFER_MAX) -> list[Edge]:
+    """The name matches below ``min_confidence`` around a symbol whose call site has
+    at most ``limit`` candidates: what a view offers, marked, beside what it shows."""
+    found = edges.edges_in(symbol_id) if incoming else edges.edges_out(symbol_id)
+    out = [e for e in found if e.confidence < min_confidence and e.reason is NAME
+           and candidates(edges, e.site) <= limit]
+    return sorted(out, key=lambda e: (e.site.path, e.site.line, e.site.col))
 
 
 def upstream(edges: EdgeIndex, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:

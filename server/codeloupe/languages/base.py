@@ -125,6 +125,19 @@ class Language:
     module_functions_are_methods = False  # a function inside a `module` is a method (Ruby)
     module_facts = ModuleFacts.KEEP
     parameter_nodes: frozenset[str] = frozenset()  # parameter declarations (ModuleFacts.DROP_PARAMETERS)
+    # arity (``extract.arity``): the field of a definition holding its parameter list
+    # ("": arity unknown in the language, no call narrowed by it); parameters with a
+    # default, variadic ones (``*args``, ``...T``), nodes that are no parameter (``*``,
+    # ``/``); a definition wrapped in one of ``arity_opaque_parents`` (a decorator) takes
+    # what its wrapper takes. A call's ``arguments`` field of one of ``argument_list_nodes``
+    # counts its named children; a spread among them makes the count unknown.
+    parameters_field = ""
+    optional_parameter_nodes: frozenset[str] = frozenset()
+    variadic_parameter_nodes: frozenset[str] = frozenset()
+    skipped_parameter_nodes: frozenset[str] = frozenset()
+    arity_opaque_parents: frozenset[str] = frozenset()
+    argument_list_nodes: frozenset[str] = frozenset()
+    spread_argument_nodes: frozenset[str] = frozenset()
     # Rust macros (``extract.macros``): an invocation node's call is of the macro `name!`,
     # and the calls in its token trees (this node type) are read from their tokens
     macro_invocation_node = ""

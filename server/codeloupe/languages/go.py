@@ -26,6 +26,11 @@ class Go(Language):
     package_functions_imported = True  # `c.F()` on a value is a method
     package_scope = PackageScope.DEFINITIONS
     builtin_calls = BUILTINS
+    parameters_field = "parameters"
+    variadic_parameter_nodes = frozenset({"variadic_parameter_declaration"})
+    skipped_parameter_nodes = frozenset({"comment"})
+    argument_list_nodes = frozenset({"argument_list"})
+    spread_argument_nodes = frozenset({"variadic_argument"})
     allocator_calls = frozenset({"new"})
     external_types = frozenset({
         "error", "rune", "uint", "uint64", "uint32", "int64", "int32", "float64", "float32",

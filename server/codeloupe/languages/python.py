@@ -56,6 +56,13 @@ class Python(Language):
     container_literals = True
     inline_conditional = True
     builtin_calls = BUILTINS
+    parameters_field = "parameters"
+    optional_parameter_nodes = frozenset({"default_parameter", "typed_default_parameter"})
+    variadic_parameter_nodes = frozenset({"list_splat_pattern", "dictionary_splat_pattern"})
+    skipped_parameter_nodes = frozenset({"keyword_separator", "positional_separator", "comment"})
+    arity_opaque_parents = frozenset({"decorated_definition"})
+    argument_list_nodes = frozenset({"argument_list"})
+    spread_argument_nodes = frozenset({"list_splat", "dictionary_splat"})
     external_types = frozenset({
         "str", "int", "float", "bool", "bytes", "bytearray", "dict", "list", "set", "frozenset",
         "tuple", "object", "type", "None", "complex", "memoryview", "range", "slice",

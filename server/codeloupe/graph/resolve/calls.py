@@ -29,9 +29,9 @@ from ..model import (
     Value,
     ValueKind,
 )
+from .narrow import Narrowing
 from .returns import CONTAINERS
 from .text import receiver_parts
-from .values import Values
 
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
 ARRAY = ValueKind.ARRAY
@@ -47,20 +47,20 @@ METHODS_ONLY = "methods"
 Targets = tuple[list[Target] | tuple[Target, ...], bool]
 
 
-class Calls(Values):
+class Calls(Narrowing):
     """Call sites to targets (a part of the ``Resolver``)."""
 
     def resolve_site(self, site: CallSite) -> tuple[tuple[Target, ...], bool, tuple | frozenset[str]]:
         """The targets of a call site, whether it calls outside the repository, and
         what its resolution depends on: the key of its memo entry (which knows the
         dependency keys it read), or those keys themselves when it could not be
-        remembered. Sites alike (same caller, name and receiver)
+        remembered. Sites alike (same caller, name, receiver and argument count)
         resolve alike: an edit re-links a file's unchanged calls from the memo, at
         their new positions."""
         self._scratch.clear()
         outer, self._deps = self._deps, set()
         try:
-            key = (SITE, site.path, site.caller, site.name, site.receiver)
+            key = (SITE, site.path, site.caller, site.name, site.receiver, site.args)
             found, external = self._memoized(key, self._resolve_targets)
         finally:
             deps, self._deps = self._deps, outer
@@ -69,9 +69,13 @@ class Calls(Values):
         deps.add(site.name)  # resolved through a cycle, not remembered: the site keeps its keys
         return found, external, frozenset(deps)
 
-    def _resolve_targets(self, path: str, caller: str, name: str, receiver: str) -> tuple[tuple[Target, ...], bool]:
+    def _resolve_targets(self, path: str, caller: str, name: str, receiver: str,
+                         args: int) -> tuple[tuple[Target, ...], bool]:
         targets, external = self._resolve(path, caller, name, receiver)
-        return targets if isinstance(targets, tuple) else tuple(targets), external
+        targets = targets if isinstance(targets, tuple) else tuple(targets)
+        if targets and targets[0].reason in (NAME, UNIQUE):  # by name: narrowed by evidence
+            targets = self._narrowed(targets, path, caller, name, receiver, args)
+        return targets, external
 
     def _resolve(self, path: str, caller: str, name: str, receiver: str) -> Targets:
         lang = self.language_of(path)

@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..deps import STAR, include_key, local_key, module_key, namespace_key, short_name, subclass_key
+from ..deps import (
+    STAR,
+    imports_key,
+    include_key,
+    local_key,
+    module_key,
+    namespace_key,
+    short_name,
+    subclass_key,
+)
 from ..facts import FileFacts
 from ..index import SymbolIndex
 from ..memo import Entry, Memo
@@ -221,6 +230,17 @@ class Reads:
         """The expressions a function returns, as written."""
         self._record(short_name(f.id))
         return self._idx_facts.get(f.path, _NO_FACTS).returned.get(f.id, _NONE)
+
+    def params_of(self, f: SymbolInfo) -> tuple[int, int] | None:
+        """(least, most) arguments a function takes (most -1: any); None unknown."""
+        self._record(short_name(f.id))
+        return self._idx_facts.get(f.path, _NO_FACTS).params.get(f.id)
+
+    def imports_of(self, path: str) -> list[tuple[str, str]]:
+        """(source, original) of every import of a file, sorted."""
+        self._record(imports_key(path))
+        facts = self._idx_facts.get(path)
+        return sorted(facts.imports.values()) if facts is not None else []
 
     def include_sources(self, path: str) -> list[tuple[str, str]]:
         """(bound, source) of a file's imports, sorted: what its includes name."""

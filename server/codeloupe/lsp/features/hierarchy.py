@@ -60,8 +60,11 @@ async def references(ls: CodeloupeServer, params: types.ReferenceParams) -> list
 # --- call hierarchy --------------------------------------------------------------------------
 
 
-def _item(ls: CodeloupeServer, folder: Folder, s: SymRow) -> types.CallHierarchyItem:
+def _item(ls: CodeloupeServer, folder: Folder, s: SymRow, why: str = "") -> types.CallHierarchyItem:
     lines = ls.lines(folder, s.path)
+    detail = s.qualified_name if not is_file_unit(s) else None
+    if why:  # found by name: the evidence, "by name, 2 candidates"
+        detail = f"{detail} — {why}" if detail else why
     rng = symbol_range(ls, lines, s)
     sel = selection_range(ls, lines, s)
     return types.CallHierarchyItem(
@@ -70,7 +73,7 @@ def _item(ls: CodeloupeServer, folder: Folder, s: SymRow) -> types.CallHierarchy
         uri=ls.uri_of(folder, s.path),
         range=rng,
         selection_range=sel,
-        detail=s.qualified_name if not is_file_unit(s) else None,
+        detail=detail,
         data={"id": s.id, "root": str(folder.root)},
     )
 
@@ -124,26 +127,34 @@ def _grouped(edges: list[Edge], key) -> dict[str, list[Edge]]:
     return out
 
 
+def _why(snap: Snapshot, edges: list[Edge]) -> str:
+    """The evidence of a group's edges found by name ("" when all are precise)."""
+    return "; ".join(dict.fromkeys(w for e in edges if (w := snap.graph.evidence(e))))
+
+
 async def incoming_calls(
     ls: CodeloupeServer, params: types.CallHierarchyIncomingCallsParams
 ) -> list[types.CallHierarchyIncomingCall] | None:
     """The item's callers, each with its call sites into it (edges with at least
-    ``callHierarchyMinConfidence``)."""
+    ``callHierarchyMinConfidence``, and name matches with few candidates, marked in
+    the item's ``detail``: "by name, 2 candidates")."""
     mark("incoming-start")
     found = await _item_symbol(ls, params.item)
     if found is None:
         return None
     folder, snap, sym_id = found
     out = []
-    # edges with at least callHierarchyMinConfidence (0.5: name-match candidates left out)
-    callers = snap.graph.callers(sym_id, ls.options.call_hierarchy_min_confidence)
+    # edges with at least callHierarchyMinConfidence (0.5: name-match candidates left out),
+    # then the name matches with few candidates, offered with their evidence in `detail`
+    least = ls.options.call_hierarchy_min_confidence
+    callers = snap.graph.callers(sym_id, least) + snap.graph.offered(sym_id, least)
     for caller_id, edges in _grouped(callers, lambda e: e.site.caller).items():
         caller = snap.rows.get(caller_id)
         if caller is None:
             continue
         lines = ls.lines(folder, caller.path)
         out.append(types.CallHierarchyIncomingCall(
-            from_=_item(ls, folder, caller),
+            from_=_item(ls, folder, caller, _why(snap, edges)),
             from_ranges=[_site_range(ls, lines, e) for e in edges],
         ))
     mark("incoming-end")
@@ -154,7 +165,8 @@ async def outgoing_calls(
     ls: CodeloupeServer, params: types.CallHierarchyOutgoingCallsParams
 ) -> list[types.CallHierarchyOutgoingCall] | None:
     """What the item calls, each callee with its call sites in the item (edges with at least
-    ``callHierarchyMinConfidence``)."""
+    ``callHierarchyMinConfidence``, and name matches with few candidates, marked in the
+    item's ``detail``)."""
     found = await _item_symbol(ls, params.item)
     if found is None:
         return None
@@ -164,13 +176,14 @@ async def outgoing_calls(
         return None
     lines = ls.lines(folder, caller.path)
     out = []
-    callees = snap.graph.callees(sym_id, ls.options.call_hierarchy_min_confidence)
+    least = ls.options.call_hierarchy_min_confidence
+    callees = snap.graph.callees(sym_id, least) + snap.graph.offered(sym_id, least, incoming=False)
     for target_id, edges in _grouped(callees, lambda e: e.target).items():
         target = snap.rows.get(target_id)
         if target is None:
             continue
         out.append(types.CallHierarchyOutgoingCall(
-            to=_item(ls, folder, target),
+            to=_item(ls, folder, target, _why(snap, edges)),
             from_ranges=[_site_range(ls, lines, e) for e in edges],
         ))
     return out

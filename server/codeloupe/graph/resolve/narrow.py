@@ -1,0 +1,174 @@
+"""Narrowing the candidates of a call resolved by name only, by the evidence a
+careful reader weighs: the arguments the call passes against what each candidate
+takes (``extract.arity``), then where the candidates live — in the caller's class
+hierarchy, in the caller's file, in a file the caller's file imports. Each step
+keeps the candidates it favours when some, not all, are favoured.
+
+Arity rules candidates out (a call passing two arguments to a function taking one
+fails; a decorated definition may take anything and is never ruled out); where they
+live only favours some (the receiver is unknown: it may be of any candidate's
+class), marked in their ``detail``. Neither promotes a candidate into the default
+view: the call may well go to none of them (a method of a builtin or C type, a
+method bound by an assignment such as tkinter's ``pack = pack_configure``), and on
+the standard library most single survivors of arity or imports are such calls
+(``os.stat(p)`` → ``Path.stat``). What does promote, ``narrowed``: the caller file's
+own copy of a class member whose other copies (the same qualified name) lie in
+files the caller's file does not import, nor their package (each test file's
+``Timer.tick``), on a receiver that is no imported name, of a name the standard
+types do not use. Several left stay name candidates with the evidence in
+``detail`` (``queries.evidence``: "by name, 2 candidates"). A ``unique``
+candidate whose parameters cannot take the call's arguments goes back to a name
+candidate.
+"""
+
+from __future__ import annotations
+
+from ...languages import COMMON_METHODS, Language
+from ..memo import Lookup
+from ..model import CONFIDENCE, Reason, SymbolInfo, Target
+from .values import Values
+
+NAME, UNIQUE, NARROWED = Reason.NAME, Reason.UNIQUE, Reason.NARROWED
+# candidates of a name past which a site is left as it is (its targets stay the tuple
+# every site of that name shares): evidence seldom brings so many down to the few a
+# view offers, and each site would pay for it
+NARROW_MAX = 12
+ARITY, CLASS, FILE, IMPORT = "arity", "caller's class", "caller's file", "import"
+
+
+class Narrowing(Values):
+    """Name candidates narrowed by evidence (a part of the ``Resolver``)."""
+
+    def _narrowed(self, targets: tuple[Target, ...], path: str, caller: str, name: str, receiver: str,
+                  args: int) -> tuple[Target, ...]:
+        """``targets`` (by name or ``unique``) narrowed for a call passing ``args``
+        arguments (-1 unknown) from ``caller`` in ``path``."""
+        if len(targets) > NARROW_MAX:
+            return targets
+        lang = self.language_of(path)
+        kept = list(targets)
+        evidence: list[str] = []
+        if args >= 0 and lang.parameters_field:
+            known = {t.target: self._takes(t.target, args) for t in kept}
+            left = [t for t in kept if known[t.target] is not False]
+            if not left or len(left) == len(kept):
+                if not left and targets[0].reason is UNIQUE:
+                    return (targets[0]._replace(reason=NAME, confidence=CONFIDENCE[NAME],
+                                                detail="arguments differ"),)
+                if not left:
+                    return targets
+            else:
+                kept = left
+                evidence.append(ARITY)
+        if targets[0].reason is UNIQUE:
+            return targets
+        step, favoured = self._favoured(kept, path, caller, lang)
+        n = len({t.target for t in targets})
+        if (len(favoured) == 1 and step == FILE and receiver and name not in COMMON_METHODS
+                and not (name.startswith("__") and name.endswith("__"))
+                and not self.has_import(path, receiver.split(".", 1)[0].split("(", 1)[0])
+                and self._own_copy(favoured[0], kept, path, lang)):
+            s = self.symbol(favoured[0].target)
+            evidence.append(f"caller's file has its own {s.qualified_name if s else name}")
+            return (Target(favoured[0].target, NARROWED, CONFIDENCE[NARROWED], False,
+                           f"{', '.join(evidence)}: 1 of {n} candidates"),)
+        if not evidence and not favoured:
+            return targets
+        left = len({t.target for t in kept})
+        base = f"arity: {left} of {n} candidates" if evidence else ""
+        ambiguous = left > 1
+        conf = round(CONFIDENCE[NAME] / left, 3) if ambiguous else CONFIDENCE[NAME]
+        ids = {t.target for t in favoured}
+        out = []
+        for t in kept:
+            detail = "; ".join(x for x in (base, step if t.target in ids else "") if x)
+            out.append(Target(t.target, NAME, conf, ambiguous, detail))
+        return tuple(out)
+
+    def _favoured(self, kept: list[Target], path: str, caller: str, lang: Language) -> tuple[str, list[Target]]:
+        """The first place that holds some, not all, of the candidates (the caller's
+        class hierarchy, its file, the files it imports), and those candidates."""
+        if len(kept) > 1:
+            for step, prefer in ((CLASS, self._in_caller_class), (FILE, self._in_file),
+                                 (IMPORT, self._in_imported)):
+                favoured = prefer(kept, path, caller, lang)
+                if favoured and len(favoured) < len(kept):
+                    return step, favoured
+        return "", []
+
+    def _own_copy(self, mine: Target, kept: list[Target], path: str, lang: Language) -> bool:
+        """Is ``mine`` (of the caller's file) one copy of a class member the other
+        candidates repeat under the same qualified name, in files the caller's file
+        does not import (each test file's own ``Timer.tick``)?"""
+        s = self.symbol(mine.target)
+        if s is None or "." not in s.qualified_name:
+            return False
+        others = [o for t, o in self._candidates(kept) if t.target != mine.target]
+        if not others or any(o.qualified_name != s.qualified_name or o.path == path for o in others):
+            return False
+        modules = self._imported_modules(path)
+        if modules is None:  # imports the language does not map to files: it may see them
+            return False
+        owners = {o.parent for o in others}
+        cls_name = s.qualified_name.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+        for _, files in modules:
+            if any(o.path in files for o in others):
+                return False
+            member = self.module_member(files, cls_name)  # the other copy, re-exported?
+            ids = {x.id for x in member} if isinstance(member, list) else set(member.ids) if member else set()
+            if ids & owners:
+                return False
+        return True
+
+    def _imported_modules(self, path: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+        """The modules a file's imports name (the module, and the submodule ``from m
+        import x`` may bind), each with its files in the repository; None when the
+        language maps some import to no path. Remembered per file."""
+        return self._memoized((Lookup.IMPORTED, path), self._compute_imported)
+
+    def _compute_imported(self, path: str) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+        lang = self.language_of(path)
+        out: list[tuple[str, tuple[str, ...]]] = []
+        for source, original in self.imports_of(path):
+            module = lang.star_module_path(source, path)
+            if module is None:
+                return None
+            sub = f"{source}{original}" if source.endswith(".") else f"{source}.{original}"
+            for m in (module, lang.star_module_path(sub, path)):
+                files = tuple(self.module_files(m)) if m else ()
+                if files:
+                    out.append((m, files))
+        return tuple(out)
+
+    def _takes(self, symbol_id: str, args: int) -> bool | None:
+        """Does the function take ``args`` arguments? None: unknown."""
+        s = self.symbol(symbol_id)
+        bounds = self.params_of(s) if s is not None else None
+        if bounds is None:
+            return None
+        least, most = bounds
+        return least <= args and (most < 0 or args <= most)
+
+    def _candidates(self, kept: list[Target]) -> list[tuple[Target, SymbolInfo]]:
+        return [(t, s) for t in kept if (s := self.symbol(t.target)) is not None]
+
+    def _in_caller_class(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
+        """The candidates that are members of the caller's class or its bases."""
+        cls = self.enclosing_class(caller)
+        if cls is None:
+            return []
+        mro = set(self._mro(cls.id)[0])
+        return [t for t, s in self._candidates(kept) if s.parent in mro]
+
+    def _in_file(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
+        """The candidates defined in the caller's file."""
+        return [t for t, s in self._candidates(kept) if s.path == path]
+
+    def _in_imported(self, kept: list[Target], path: str, caller: str, lang: Language) -> list[Target]:
+        """The candidates defined in a file the caller's file imports (the module an
+        import names, or the submodule it binds)."""
+        files = {f for _, found in self._imported_modules(path) or () for f in found}
+        if not files:
+            return []
+        return [t for t, s in self._candidates(kept) if s.path in files]
+
