@@ -367,3 +367,22 @@ def test_buffer_update_then_disk_resync(sample_repo: Path, embedder) -> None:
     assert not [i for i in rows(idx) if i.startswith("src/shop/cart.py::")]
     symbols, refs = idx.load_rows(["src/shop/http.py"])
     assert {s["path"] for s in symbols} == {"src/shop/http.py"} and refs
+
+
+def test_embedding_progress_never_goes_back(tmp_path: Path, embedder) -> None:
+    """Texts are embedded shortest first and a symbol counts once both its texts have
+    vectors: the estimate shown during a group must not be taken back after it (a
+    user saw `embedding 314/3068`, then `242/3068`)."""
+    root = tmp_path / "repo"
+    # bodies over SUMMARY_MIN_CHARS: each symbol has a second, shorter (summary) text
+    body = "".join(f"    total_{k} = value * {k} + offset_{k % 3}\n" for k in range(24))
+    write_tree(root, {f"m{i}.py": "".join(
+        f"def f{i}_{j}(value, offset_0=0, offset_1=1, offset_2=2):\n    '''Sum {j}.'''\n{body}"
+        f"    return total_{j}\n\n" for j in range(6)) for i in range(4)})
+    idx = open_index(root, embedder)
+    idx.sync_files()
+    pending = idx.store.count_pending()
+    seen: list[int] = []
+    idx.embed_pending(lambda stage, done, total: seen.append(done), commit_every=3)
+    assert seen == sorted(seen), seen
+    assert seen[-1] == pending > 6 and idx.store.count_pending() == 0

@@ -20,9 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-import numpy as np
-import pyarrow as pa
-
 from .config import Settings
 from .embed import (
     TEXT_VERSION,
@@ -40,6 +37,7 @@ from .filejob import Parsed, ParseJob, file_hash, parse_batch, parse_file, snipp
 from .indexdir import locate
 from .languages import language_for_path
 from .model import FileExtraction
+from .pending import PendingPage, Progress, forward_only
 from .safeio import open_no_follow
 from .scan import ScannedFile, scan
 from .store import FileRow, IndexAbsent, IndexDamaged, Store
@@ -48,8 +46,6 @@ from .workers import TimedOut, WorkersUnavailable, run_batches
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# progress(stage, done, total): stage is "scan", "parse", "embed"
-Progress = Callable[[str, int, int], None]
 
 _WRITE_EVERY = 200  # files per store write
 _POOL_MIN_FILES = 48  # below this, parsing in-process beats starting workers
@@ -109,30 +105,6 @@ class IndexReport:
     def as_dict(self) -> dict[str, object]:
         """Every field, as ``--json`` and the server's status report it."""
         return dict(self.__dict__)
-
-
-class _PendingPage:
-    """Symbols waiting for their vectors: each needs the vectors of two keys (the
-    same key twice for a short symbol)."""
-
-    def __init__(self, rows: pa.Table) -> None:
-        self.ids = rows.column("id").to_pylist()
-        self.keys = rows.column("embed_key").to_pylist()
-        self.summary_keys = rows.column("summary_key").to_pylist()
-        self.text_of = dict(zip(self.keys, rows.column("embed_text").to_pylist(), strict=True))
-        self.text_of.update(zip(self.summary_keys, rows.column("summary_text").to_pylist(), strict=True))
-        self.waiting = list(range(len(self.ids)))
-
-    def commit(self, store: Store, known: dict[str, np.ndarray]) -> int:
-        """Store the symbols whose vectors are both known; how many there were."""
-        ready = [i for i in self.waiting if self.keys[i] in known and self.summary_keys[i] in known]
-        if ready:
-            store.store_vectors([self.ids[i] for i in ready],
-                                np.stack([known[self.keys[i]] for i in ready]),
-                                np.stack([known[self.summary_keys[i]] for i in ready]))
-            ready_set = set(ready)
-            self.waiting = [i for i in self.waiting if i not in ready_set]
-        return len(ready)
 
 
 class Index:
@@ -522,20 +494,21 @@ class Index:
                        commit_every: int, should_stop: Callable[[], bool] | None) -> IndexReport:
         total = self.store.count_pending()
         done = 0
+        progress = forward_only(progress)
         if progress:
             progress("embed", 0, total)
         while not (should_stop and should_stop()):
             rows = self.store.pending(page)
             if rows.num_rows == 0:
                 break
-            done = self._embed_page(_PendingPage(rows), progress, report, done, total,
+            done = self._embed_page(PendingPage(rows), progress, report, done, total,
                                     commit_every, should_stop)
         if not (should_stop and should_stop()):
             self.store.ensure_vector_index()
         report.pending_embeddings = self.store.count_pending()
         return report
 
-    def _embed_page(self, page: _PendingPage, progress: Progress | None, report: IndexReport,
+    def _embed_page(self, page: PendingPage, progress: Progress | None, report: IndexReport,
                     done: int, total: int, commit_every: int,
                     should_stop: Callable[[], bool] | None) -> int:
         known = self.store.cached_vectors(list(page.text_of))
