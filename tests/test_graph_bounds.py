@@ -14,26 +14,12 @@ from contextlib import contextmanager
 
 import pytest
 
-from codeloupe.extract import extract_text
-from codeloupe.graph import Graph, SymbolInfo
+from codeloupe.graph import Graph
 from codeloupe.graph.resolve.text import element_name, type_name, union_members
-from codeloupe.languages import language_for_path
 
+from .test_graph import _file, _scratch
 
-def _file(path: str, text: str) -> tuple[list[SymbolInfo], list[dict]]:
-    ex = extract_text(path, text, language_for_path(path))
-    symbols = [SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent,
-                          s.start_line, s.end_line, s.language) for s in ex.symbols]
-    return symbols, [{f: getattr(r, f) for f in r.__slots__} for r in ex.references]
-
-
-def build(files: dict[str, str]) -> Graph:
-    symbols, refs = [], []
-    for path, text in files.items():
-        s, r = _file(path, text)
-        symbols += s
-        refs += r
-    return Graph(symbols, refs)
+build = _scratch  # the graph of these files, built from scratch
 
 
 def _edges(g: Graph) -> set:
