@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from codeloupe import __version__
-from codeloupe.graph import Edge, Graph, persist
+from codeloupe.graph import Edge, Graph, deps, persist
+from codeloupe.graph.memo import Lookup, site_key
 from codeloupe.graph_store import GRAPH_FILE, LEGACY_GRAPH_FILES
 from codeloupe.userkey import user_secret
 
@@ -43,9 +44,7 @@ def _files(lang: str) -> dict[str, str]:
 def _state(g: Graph) -> dict[str, object]:
     """Everything a graph answers and keeps for its updates."""
     index, edges, memo = g._index, g._edges, g._resolver.memo
-    deps = {}
-    for site, d in edges.site_deps.items():
-        deps[site] = ("memo", memo.values[d]) if isinstance(d, tuple) else ("own", d)
+    deps = {site: memo.values[site_key(site)] for sites in edges.sites.values() for site in sites}
     return {
         "edges": _snapshot(g), "stats": g.stats(),
         "callers": {s: [(e.site, e.target, e.reason) for e in g.callers(s)] for s in g.symbols},
@@ -110,20 +109,24 @@ def test_edits_after_a_load_equal_a_rebuild(lang: str, tmp_path: Path) -> None:
 
 
 
-def test_a_site_resolved_through_a_cycle_keeps_its_own_keys_after_a_load(tmp_path: Path) -> None:
-    """``x = x.y``: a lookup that runs into itself is not remembered, so its site keeps
-    the keys it read itself (not a memo entry's); after a load an edit of what it read
-    still re-resolves it."""
+def test_a_site_resolved_through_a_cycle_is_remembered_and_re_resolved_after_a_load(tmp_path: Path) -> None:
+    """``x = x.y``: a lookup that runs into itself is not remembered, but the site's
+    resolution around it is (with every key the cycle read), so an edit that moves the
+    site re-links it from the memo; after a load an edit of what it read still
+    re-resolves it."""
     files = {"a.py": "class A(B):\n    def f(self):\n        self.g()\n\nclass B(A):\n    pass\n\n"
                      "def h():\n    x = x.y\n    x.send()\n",
              "b.py": "class C:\n    def send(self):\n        pass\n"}
     g = _reload(_scratch(files), tmp_path / GRAPH_FILE)
-    own = [s for s, d in g._edges.site_deps.items() if isinstance(d, frozenset)]
-    assert [s.name for s in own] == ["send"]
+    memo = g._resolver.memo
+    [send] = [s for s in g._edges.sites["a.py"] if s.name == "send"]
+    assert deps.local_key("a.py::h", "x") in memo.values[site_key(send)][1]
+    assert not [k for k in memo.values if k[0] == Lookup.VARIABLE and k[3] == "x"]  # the cycle itself
     for text in ("class C:\n    def sendx(self):\n        pass\n", files["b.py"], ""):
         files["b.py"] = text
         g.replace_file("b.py", *_file_rows("b.py", text))
         assert _snapshot(g) == _snapshot(_scratch(files)), text
+
 
 def _signed(path: Path, payload: bytes) -> None:
     """A file in the saved format around ``payload``, signed with this user's key."""
@@ -144,13 +147,11 @@ def _bad_docs(doc: dict) -> dict[str, object]:
         return d
 
     n = len(doc["strings"])
-    sites = len(doc["sites"]["line"])
-    memo_rows = [i for i in range(sites) if doc["sites"]["memo"][i]]
-    assert memo_rows, "the fixture has remembered sites"
+    assert doc["sites"]["line"], "the fixture has call sites"
 
     def twin_differs(d: dict) -> None:  # a second site of the first one's memo entry, other targets
         s = d["sites"]
-        i = memo_rows[0]
+        i = 0
         for f in s:
             s[f].append(s[f][i])
         s["line"][-1] += 1000

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 
-from .memo import Lookup
+from .memo import Lookup, site_key
 from .model import CallSite, Edge, Reason, SymbolInfo, Target
 
 NAME = Reason.NAME
-SiteDeps = tuple | frozenset[str]
+SITE = Lookup.SITE
 
 
 class EdgeIndex:
@@ -34,9 +34,7 @@ class EdgeIndex:
         self.named: dict[CallSite, tuple[Target, ...]] = {}
         self.named_by_name: dict[str, dict[CallSite, None]] = defaultdict(dict)
         self.named_by_caller: dict[str, dict[CallSite, None]] = defaultdict(dict)
-        self.site_deps: dict[CallSite, SiteDeps] = {}
-        self.sites_by_key: dict[tuple, dict[CallSite, None]] = {}
-        self.sites_by_dep: dict[str, dict[CallSite, None]] = defaultdict(dict)
+        self.sites_by_key: dict[tuple, dict[CallSite, None]] = {}  # memo key → its sites
         self.unresolved: dict[CallSite, None] = {}
         self.external: dict[CallSite, None] = {}
 
@@ -44,15 +42,9 @@ class EdgeIndex:
         """Is this site linked already?"""
         return site in self.site_edges or site in self.named
 
-    def add(self, site: CallSite, found: tuple[Target, ...], external: bool, deps: SiteDeps) -> None:
-        """Link a site to its targets; ``deps`` is what its resolution depends on (its
-        memo key, or the dependency keys it read)."""
-        if isinstance(deps, tuple):
-            self.sites_by_key.setdefault(deps, {})[site] = None
-        else:
-            for dep in deps:
-                self.sites_by_dep[dep][site] = None
-        self.site_deps[site] = deps
+    def add(self, site: CallSite, found: tuple[Target, ...], external: bool) -> None:
+        """Link a site to its targets (its resolution is remembered under ``site_key``)."""
+        self.sites_by_key.setdefault(site_key(site), {})[site] = None
         if found and found[0].reason is NAME:  # by name only (every candidate is): compactly
             self.named[site] = found
             self.named_by_name[site.name][site] = None
@@ -73,11 +65,7 @@ class EdgeIndex:
         for site in sites:
             self.unresolved.pop(site, None)
             self.external.pop(site, None)
-            entry = self.site_deps.pop(site, None)
-            if isinstance(entry, tuple):
-                _discard(self.sites_by_key, entry, site)
-            for dep in entry if isinstance(entry, frozenset) else ():
-                _discard(self.sites_by_dep, dep, site)
+            _discard(self.sites_by_key, site_key(site), site)
             if self.named.pop(site, None) is not None:
                 _discard(self.named_by_name, site.name, site)
                 _discard(self.named_by_caller, site.caller, site)
@@ -86,11 +74,9 @@ class EdgeIndex:
                 _discard(self.out, site.caller, edge)
                 _discard(self.into, edge.target, edge)
 
-    def affected(self, dropped: list[tuple], changed: set[str]) -> dict[CallSite, None]:
-        """The sites whose resolution read a dropped memo entry or a changed key."""
-        others = {site: None for key in dropped if key[0] == Lookup.SITE for site in self.sites_by_key.get(key, {})}
-        others.update((site, None) for name in changed for site in self.sites_by_dep.get(name, {}))
-        return others
+    def affected(self, dropped: list[tuple]) -> dict[CallSite, None]:
+        """The sites whose remembered resolution was dropped."""
+        return {site: None for key in dropped if key[0] == SITE for site in self.sites_by_key.get(key, {})}
 
     # --- reading -----------------------------------------------------------------------------
 

@@ -47,40 +47,67 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
                 enclosing_class: Callable[[str], SymbolInfo | None]) -> FileFacts:
     """The facts of file ``path`` from its reference rows. ``module`` is the id of its
     module unit; ``symbol`` and ``enclosing_class`` look up the symbols the facts
-    belong to (an attribute set in a method belongs to the method's class)."""
+    belong to (an attribute set in a method belongs to the method's class).
+
+    One loop over the rows with the common case (a variable's fact) inline: every
+    edit of a file digests all of its rows again."""
     facts = FileFacts()
+    imports, stars, bases, variables, attrs = facts.imports, facts.stars, facts.bases, facts.vars, facts.attrs
+    type_refs = facts.type_refs
+    own_receivers = SELF_RECEIVERS | lang.parameter_property_receivers
     for r in refs:
         kind = r["kind"]
         if kind == "call":
             continue
-        if kind == "import":
-            if r["name"] == "*":
-                facts.stars.append(r["source"] or "")
+        form = _VARIABLE_FORMS.get(kind)
+        if form is not None or kind == "typed":
+            enclosing, source = r["enclosing"], r["source"] or ""
+            if form is not None:
+                fact = Fact(form, source)
+            elif source and source not in NO_TYPE:
+                fact = Fact(FactForm.TYPED, source)
             else:
-                facts.imports[r["name"]] = (r["source"] or r["name"], r.get("original") or r["name"])
-            continue
-        enclosing = r["enclosing"]
-        if kind == "base":
-            facts.bases.setdefault(enclosing, []).append((r["receiver"] or "", r["name"]))
-            facts.type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
-                                           enclosing, "base"))
+                fact = Fact(FactForm.DECLARED, "")
+            receiver, scope = r["receiver"], symbol(enclosing)
+            if receiver:  # `self.x = ...`, a TypeScript parameter property
+                if receiver not in own_receivers:
+                    continue
+                cls = enclosing_class(enclosing)
+                if cls is not None:
+                    attrs.setdefault(cls.id, {}).setdefault(r["name"], []).append(
+                        AttrFact(fact.form, fact.text, enclosing))
+                if receiver in SELF_RECEIVERS:
+                    continue
+            if scope is not None and scope.kind in CLASS_KINDS:  # a field in a class body
+                attrs.setdefault(scope.id, {}).setdefault(r["name"], []).append(
+                    AttrFact(fact.form, fact.text, enclosing))
+            else:
+                variables.setdefault(enclosing if scope is not None else module, {}).setdefault(
+                    r["name"], []).append(fact)
+        elif kind == "import":
+            if r["name"] == "*":
+                stars.append(r["source"] or "")
+            else:
+                imports[r["name"]] = (r["source"] or r["name"], r.get("original") or r["name"])
+        elif kind == "base":
+            bases.setdefault(r["enclosing"], []).append((r["receiver"] or "", r["name"]))
+            type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
+                                     r["enclosing"], "base"))
         elif kind == "class":
-            facts.type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
-                                           enclosing, "type"))
+            type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
+                                     r["enclosing"], "type"))
         elif kind == "returns":
-            facts.returns[enclosing] = r["name"]
+            facts.returns[r["enclosing"]] = r["name"]
         elif kind == "return":
-            facts.returned.setdefault(enclosing, []).append(r["name"])
+            facts.returned.setdefault(r["enclosing"], []).append(r["name"])
         elif kind == "params":
             bounds = _params(r["source"] or "")
             if bounds is not None:
-                facts.params[enclosing] = bounds
-        elif kind in _VARIABLE_FORMS or kind == "typed":
-            _variable_fact(facts, r, module, lang, symbol, enclosing_class)
+                facts.params[r["enclosing"]] = bounds
     _drop_unbound(facts)
-    if facts.bases:  # a base class is a "class" reference too: keep it once, as a base
-        at = {(r.line, r.col) for r in facts.type_refs if r.kind == "base"}
-        facts.type_refs = [r for r in facts.type_refs if r.kind == "base" or (r.line, r.col) not in at]
+    if bases:  # a base class is a "class" reference too: keep it once, as a base
+        at = {(t.line, t.col) for t in type_refs if t.kind == "base"}
+        facts.type_refs = [t for t in type_refs if t.kind == "base" or (t.line, t.col) not in at]
     return facts
 
 
@@ -93,33 +120,6 @@ def _params(text: str) -> tuple[int, int] | None:
     if least < 0 or most < -1 or (most >= 0 and most < least):
         return None
     return least, most
-
-
-def _variable_fact(facts: FileFacts, r: RefRow, module: str, lang: Language,
-                   symbol: Callable[[str], SymbolInfo | None],
-                   enclosing_class: Callable[[str], SymbolInfo | None]) -> None:
-    """A ``typed`` / ``assign`` / ``elem`` row: a fact of a variable of its scope, or of
-    an attribute (``self.x = ...``, a field in a class body)."""
-    kind, enclosing, name = r["kind"], r["enclosing"], r["name"]
-    source = r["source"] or ""
-    if kind == "typed":
-        fact = Fact(FactForm.TYPED, source) if source and source not in NO_TYPE else Fact(FactForm.DECLARED, "")
-    else:
-        fact = Fact(_VARIABLE_FORMS[kind], source)
-    receiver = r["receiver"] or ""
-    scope = symbol(enclosing)
-    if receiver:
-        if receiver not in SELF_RECEIVERS and receiver not in lang.parameter_property_receivers:
-            return
-        cls = enclosing_class(enclosing)
-        if cls is not None:
-            facts.attrs.setdefault(cls.id, {}).setdefault(name, []).append(AttrFact(fact.form, fact.text, enclosing))
-        if receiver in SELF_RECEIVERS:
-            return
-    if scope is not None and scope.kind in CLASS_KINDS:
-        facts.attrs.setdefault(scope.id, {}).setdefault(name, []).append(AttrFact(fact.form, fact.text, enclosing))
-    else:
-        facts.vars.setdefault(enclosing if scope is not None else module, {}).setdefault(name, []).append(fact)
 
 
 def _drop_unbound(facts: FileFacts) -> None:

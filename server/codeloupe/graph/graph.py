@@ -88,8 +88,8 @@ class Graph:
         self._link(site)
 
     def _link(self, site: CallSite) -> None:
-        found, external, deps = self._resolver.resolve_site(site)
-        self._edges.add(site, found, external, deps)
+        found, external = self._resolver.resolve_site(site)
+        self._edges.add(site, found, external)
 
     def replace_file(self, path: str, symbols: list[SymbolInfo], refs: list[RefRow]) -> None:
         """Swap one file's symbols and references (an edited buffer, a file changed
@@ -106,7 +106,7 @@ class Graph:
         kept = set(own) & now
         changed = self._index.replace_file(path, symbols, refs, self._resolver.enclosing_class)
         dropped = self._resolver.memo.drop(changed)
-        others = edges.affected(dropped, changed)
+        others = edges.affected(dropped)
         edges.unlink(list(others))
         edges.sites[path] = new_sites
         for site in others:

@@ -8,6 +8,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from enum import StrEnum
 
+from .model import CallSite
+
 
 class Lookup(StrEnum):
     """What a remembered entry is the result of; the first part of its key."""
@@ -23,6 +25,12 @@ class Lookup(StrEnum):
     INCLUDES = "inc"  # (path): the files a file includes
     NAMESPACES = "ns"  # (path): the namespaces a file sees
     IMPORTED = "imported"  # (path): the module paths and files a file's imports name
+
+
+def site_key(site: CallSite) -> tuple:
+    """The memo key of a call site's resolution (``resolve.calls``): sites alike (same
+    caller, name, receiver, argument count) share it, wherever they are."""
+    return (Lookup.SITE, site.path, site.caller, site.name, site.receiver, site.args)
 
 
 # a remembered result and the keys it read

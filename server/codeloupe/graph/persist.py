@@ -42,9 +42,9 @@ for the nullable ones). Flags are 0/1.
   as ``size`` and ``item`` (string indexes).
 - ``sites``: every call site, file by file in order: ``path line col name receiver
   caller args``, its ``found`` tuple, ``external`` (known to call outside the
-  repository), its ``deps`` set, and ``memo``: 1 when the site's resolution is
-  remembered (sites alike share that entry and its keys; they are installed in the
-  memo again), 0 when it kept its own keys.
+  repository) and the ``deps`` set its resolution read. Every site's resolution is
+  remembered (sites alike share that entry and its keys): loading installs those
+  entries in the memo again.
 
 Loading rebuilds the index with the calls a build makes (``add_symbol``, then
 ``set_facts`` with the saved facts: the graph keeps a file's facts, not its rows),
@@ -67,10 +67,12 @@ from ..userkey import user_secret
 from .edges import EdgeIndex
 from .facts import FileFacts
 from .index import SymbolIndex
-from .memo import Lookup, Memo
+from .memo import Lookup, Memo, site_key
 from .model import AttrFact, CallSite, Fact, FactForm, Reason, SymbolInfo, Target, TypeRef
 
-FORMAT = 4  # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail
+# 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
+# 5: every site remembered (no ``memo`` column)
+FORMAT = 5
 MAGIC = "codeloupe-graph"
 _HEADER = b"codeloupe-graph/json "
 _MAC_HEX = 64
@@ -91,8 +93,7 @@ _FACT_TABLES: dict[str, tuple[str, ...]] = {
     "params": ("file", "fn", "least", "most"),
     "type_refs": ("file", "line", "col", "name", "receiver", "enclosing", "kind"),
 }
-_SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "found", "external", "deps",
-                "memo")
+_SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "found", "external", "deps")
 
 
 class _Invalid(Exception):
@@ -210,7 +211,7 @@ class _Encoder:
         """The call sites table: place, names, targets, dependency keys, one column a field."""
         s = self.string
         cols: dict[str, list[int]] = {f: [] for f in _SITE_FIELDS}
-        named, site_edges, external, site_deps = edges.named, edges.site_edges, edges.external, edges.site_deps
+        named, site_edges, external = edges.named, edges.site_edges, edges.external
         values = memo.values
         for path, sites in edges.sites.items():
             p = s(path)
@@ -219,14 +220,9 @@ class _Encoder:
                 if found is None:
                     found = [Target(e.target, e.reason, e.confidence, e.ambiguous, e.detail)
                              for e in site_edges[site]]
-                deps = site_deps[site]
-                if isinstance(deps, tuple):  # its memo entry's key: the entry holds the keys
-                    entry = values.get(deps)
-                    if entry is None:
-                        raise OSError(f"call graph state is inconsistent: no memo entry for {site}")
-                    keys, in_memo = entry[1], 1
-                else:
-                    keys, in_memo = deps, 0
+                entry = values.get(site_key(site))  # it holds the keys the resolution read
+                if entry is None:
+                    raise OSError(f"call graph state is inconsistent: no memo entry for {site}")
                 cols["path"].append(p)
                 cols["line"].append(site.line)
                 cols["col"].append(site.col)
@@ -236,8 +232,7 @@ class _Encoder:
                 cols["args"].append(site.args)
                 cols["found"].append(self.found_index(found))
                 cols["external"].append(1 if site in external else 0)
-                cols["deps"].append(self.deps_index(keys))
-                cols["memo"].append(in_memo)
+                cols["deps"].append(self.deps_index(entry[1]))
         return cols
 
 
@@ -357,29 +352,24 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
         map(text, _ints(st, "path", 0, n)), _ints(st, "line"), _ints(st, "col"),
         map(text, _ints(st, "name", 0, n)), map(text, _ints(st, "receiver", 0, n)),
         map(text, _ints(st, "caller", 0, n)), _ints(st, "args", -1, 1000), _ints(st, "found", 0, len(founds)),
-        _ints(st, "external", 0, 2), _ints(st, "deps", 0, len(depsets)), _ints(st, "memo", 0, 2),
+        _ints(st, "external", 0, 2), _ints(st, "deps", 0, len(depsets)),
         strict=True)
     shared: dict[tuple, tuple[int, int, int]] = {}  # memo key → its sites' (found, external, deps)
-    sites, add, remember = edges.sites, edges.add, memo.remember
-    count = 0
-    for path, line, col, name, receiver, caller, args, f, ext, d, in_memo in rows:
+    sites, add, has, remember = edges.sites, edges.add, edges.has, memo.remember
+    for path, line, col, name, receiver, caller, args, f, ext, d in rows:
         site = CallSite(path, line, col, name, receiver, caller, args)
+        if has(site):
+            raise _Invalid("a call site repeats")
         found = founds[f]
-        if in_memo:
-            deps: tuple | frozenset[str] = (_SITE, path, caller, name, receiver, args)
-            seen = shared.get(deps)
-            if seen is None:
-                shared[deps] = (f, ext, d)
-                remember(deps, ((found, ext == 1), depsets[d]))
-            elif seen != (f, ext, d):
-                raise _Invalid("sites of one memo entry differ")
-        else:
-            deps = depsets[d]
+        key = (_SITE, path, caller, name, receiver, args)
+        seen = shared.get(key)
+        if seen is None:
+            shared[key] = (f, ext, d)
+            remember(key, ((found, ext == 1), depsets[d]))
+        elif seen != (f, ext, d):
+            raise _Invalid("sites of one memo entry differ")
         sites[path].append(site)
-        add(site, found, ext == 1, deps)
-        count += 1
-    if len(edges.site_deps) != count:
-        raise _Invalid("a call site repeats")
+        add(site, found, ext == 1)
     return index, edges, memo
 
 

@@ -15,7 +15,7 @@ from ...languages import (
     is_super_receiver,
     rules,
 )
-from ..memo import Lookup
+from ..memo import Lookup, site_key
 from ..model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -39,7 +39,7 @@ LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = (
     Reason.LOCAL, Reason.SELF, Reason.SUPER, Reason.IMPORT, Reason.TYPE, Reason.PACKAGE, Reason.SUBCLASS,
     Reason.UNIQUE, Reason.NAME)
 SOLE = Reason.SOLE_IMPLEMENTATION
-SITE, BY_NAME = Lookup.SITE, Lookup.NAME
+BY_NAME = Lookup.NAME
 # `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
 # plain function (``Language.package_functions_imported``)
 METHODS_ONLY = "methods"
@@ -50,27 +50,17 @@ Targets = tuple[list[Target] | tuple[Target, ...], bool]
 class Calls(Narrowing):
     """Call sites to targets (a part of the ``Resolver``)."""
 
-    def resolve_site(self, site: CallSite) -> tuple[tuple[Target, ...], bool, tuple | frozenset[str]]:
-        """The targets of a call site, whether it calls outside the repository, and
-        what its resolution depends on: the key of its memo entry (which knows the
-        dependency keys it read), or those keys themselves when it could not be
-        remembered. Sites alike (same caller, name, receiver and argument count)
-        resolve alike: an edit re-links a file's unchanged calls from the memo, at
-        their new positions."""
-        self._scratch.clear()
-        outer, self._deps = self._deps, set()
-        try:
-            key = (SITE, site.path, site.caller, site.name, site.receiver, site.args)
-            found, external = self._memoized(key, self._resolve_targets)
-        finally:
-            deps, self._deps = self._deps, outer
-        if key in self.memo.values:  # the memo entry carries the keys it read
-            return found, external, key
-        deps.add(site.name)  # resolved through a cycle, not remembered: the site keeps its keys
-        return found, external, frozenset(deps)
+    def resolve_site(self, site: CallSite) -> tuple[tuple[Target, ...], bool]:
+        """The targets of a call site and whether it calls outside the repository,
+        remembered under the site's key (``edges.site_key``) with the dependency keys
+        it read. Sites alike (same caller, name, receiver and argument count) resolve
+        alike: an edit re-links a file's unchanged calls from the memo, at their new
+        positions."""
+        return self._root(site_key(site), self._resolve_targets)
 
     def _resolve_targets(self, path: str, caller: str, name: str, receiver: str,
                          args: int) -> tuple[tuple[Target, ...], bool]:
+        self._record(name)  # a definition of this name anywhere may change the answer
         targets, external = self._resolve(path, caller, name, receiver)
         targets = targets if isinstance(targets, tuple) else tuple(targets)
         if targets and targets[0].reason in (NAME, UNIQUE):  # by name: narrowed by evidence

@@ -67,8 +67,13 @@ class Reads:
         that runs into itself (``x = x.y``, cyclic bases, re-exports in a circle) or
         too deep (``MAX_DEPTH`` steps, ``MAX_ACTIVE`` nested lookups) answers None and
         leaves every result that depended on it unremembered, so a remembered result
-        never depends on the order in which sites were resolved."""
-        hit = self.memo.values.get(key) or self._scratch.get(key)
+        never depends on the order in which sites were resolved. The outermost lookup
+        starts with nothing cut short in hand (``_scratch`` empty)."""
+        hit = self.memo.values.get(key)
+        if hit is None and not self._active:
+            self._scratch.clear()
+        elif hit is None:
+            hit = self._scratch.get(key)
         if hit is None:
             if key in self._active or len(self._active) > MAX_ACTIVE:
                 self._tainted = True
@@ -90,6 +95,22 @@ class Reads:
         if self._deps is not None:
             self._deps |= hit[1]
         return hit[0]
+
+    def _root(self, key: tuple, compute: Callable[..., Any]) -> Any:
+        """An outermost lookup that no other lookup ever asks for (a call site's
+        targets): ``_memoized``, but remembered even when a lookup inside it was cut
+        short by a cycle. Started with no lookup active and nothing cut short in hand,
+        its result is a function of its key and of what it read, whatever was resolved
+        before; and since nothing reads it from inside another lookup, remembering it
+        cannot make another result depend on the order of resolution. (Without this,
+        every call whose resolution meets a cycle, ``self.offset = self.offset + n``,
+        is resolved again, cycle and all, at each edit that moves it.)"""
+        assert not self._active, "a root lookup inside another"
+        value = self._memoized(key, compute)
+        if key not in self.memo.values:
+            hit = self._scratch.pop(key)
+            self.memo.remember(key, hit)
+        return value
 
     def _cut(self) -> None:
         """Too deep: the answer is None, and not one to remember."""
