@@ -582,7 +582,7 @@ def test_cli_ctrl_c_stops_the_answer_at_once(indexed: Index, llm: LLMServer) -> 
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130
+    assert proc.returncode == 130, stderr.decode()
     assert stderr.decode().strip().splitlines() == [
         "codeloupe: error: interrupted; the answer above is incomplete"]
     assert (got + stdout).decode().startswith("Client.fetch does the work")

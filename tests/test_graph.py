@@ -133,6 +133,24 @@ def test_replacing_a_file_equals_building_again() -> None:
     assert "unknown_helper" in {s.name for s in g.unresolved}
 
 
+def test_an_edit_that_only_moves_lines_moves_calls_and_type_uses() -> None:
+    """Typing in a comment, twice: the second edit has the first one's shape (same
+    symbols and rows but for their positions), so the index keeps the file's facts;
+    calls, type uses and symbol lines are still those of the new text."""
+    files = dict(FILES)
+    files["pkg/app.py"] += "\n\nclass Relay(Socket):\n    def pipe(self, s: Socket):\n        return s.send(1)\n"
+    g = _scratch(files)
+    for text in ("# a\n" + files["pkg/app.py"], "# a\n# b\n\n" + files["pkg/app.py"], files["pkg/app.py"]):
+        g.replace_file("pkg/app.py", *_file("pkg/app.py", text))
+        want = _scratch({**files, "pkg/app.py": text})
+        assert _edges(g) == _edges(want)
+        uses = g.type_references("pkg/transport.py::Socket")
+        assert {k: sorted(map(repr, v)) for k, v in uses.items()} == {
+            k: sorted(map(repr, v)) for k, v in want.type_references("pkg/transport.py::Socket").items()}
+        assert len(uses["subclassed"]) == 1 and uses["type"], uses
+        assert g.symbols["pkg/app.py::Relay"].start_line == want.symbols["pkg/app.py::Relay"].start_line
+
+
 def test_call_chains_are_the_shortest_paths_over_callees() -> None:
     g = build()
     [chain] = g.call_chains(["pkg/app.py::main"], ["pkg/transport.py::Socket.write"])

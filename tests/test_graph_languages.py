@@ -47,13 +47,14 @@ PY = "app/mail.py"
 RJ = "lib/registry.js"
 PT = "app/net/transport.py"
 RS, RSM, RSB, RSP = "src/net/transport.rs", "src/mail.rs", "src/buf.rs", "src/pool.rs"
+RSC = "src/conn.rs"
 CH, CC, CM = "net/transport.hpp", "net/transport.cpp", "app/mail.cpp"
 CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
 GR = "srv/render.go"
-GT, GRR = "srv/router_test.go", "srv/router.go"
+GT, GRR, GX = "srv/router_test.go", "srv/router.go", "mux_example_test.go"
 TSS = "src/store.ts"
 JA, JR, JV, JE = "cjs/application.js", "cjs/router.js", "cjs/view.js", "cjs/express.js"
 KA, KE, KQ, KS = "cjs2/application.js", "cjs2/express.js", "cjs2/request.js", "cjs2/response.js"
@@ -278,6 +279,10 @@ CASES = {
         (GRR, "Router.PathPrefix", "PathPrefix", 19, {f"{GRR}::Route.PathPrefix"}, "type"),
         # the package at the repository's top: a method in another file of it (Other.Use the trap)
         ("mux.go", "Serve", "Use", 18, {"mux_use.go::Mux.Use"}, "type"),
+        # its external test package (`package mux_test`) imports it by the module path
+        (GX, "TestServe", "NewMux", 12, {"mux.go::NewMux"}, "import"),
+        (GX, "TestServe", "Use", 13, {"mux_use.go::Mux.Use"}, "type"),
+        (GX, "TestServe", "Serve", 14, {"mux.go::Serve"}, "import"),
         # unknown receivers, candidates narrowed by arity: `Place(x, y int)` over
         # `Place(item string)`; a variadic `Print(format, args...)` takes three. The
         # one left stays a name candidate (the call may go to none of them)
@@ -324,6 +329,18 @@ CASES = {
         (RSP, "drain", "reserve", 33, {f"{RSB}::Buffer.reserve"}, "type"),  # `&'a mut Buffer`
         (RSP, "drain", "len", 33, None, None),
         (RSP, "drain", "len", 34, None, None),
+        # values an Option / Result holds: `?`, `unwrap()`, `expect()`, `if let Some(x)`,
+        # `while let Some(x) = v.pop()`; a `Box<T>`; a `for` over an iterator and an
+        # iterator method's closure (Relay.send the trap); Option's own methods are std's
+        (RSC, "connect_all", "send", 32, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "send", 34, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "send", 36, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "send", 39, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "send", 40, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "send", 42, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "send", 44, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "send", 47, {f"{RSC}::Conn.send"}, "type"),
+        (RSC, "connect_all", "is_some", 50, None, None),
     ],
     "cpp": [
         # methods defined out of line (`int Transport::send()` in transport.cpp) belong

@@ -111,3 +111,27 @@ def _rebuilt(root: Path, texts: dict[str, str]) -> Graph:
 def _edges(g: Graph) -> set[tuple]:
     return {(s.path, s.line, s.col, s.name, e.target, str(e.reason), e.confidence, e.detail)
             for s, edges in g.site_edges.items() for e in edges}
+
+
+def test_counts_are_what_the_call_hierarchy_lists() -> None:
+    """A lens or a hover counts the callers shown and those offered beside them by name
+    (a call with few candidates), not every name match below the view: a call of
+    `draw` that five classes define is hidden there, and so not counted."""
+    classes = "".join(f"class S{i}:\n    def draw(self):\n        pass\n\n" for i in range(5))
+    files = {"shapes.py": classes + "class P1:\n    def paint(self):\n        pass\n\n"
+                                    "class P2:\n    def paint(self):\n        pass\n",
+             "use.py": "from shapes import S0\n\n\ndef show(x):\n    x.draw()\n\n\ndef fill(y):\n    y.paint()\n\n\n"
+                       "def direct():\n    S0().draw()\n"}
+    symbols: list[SymbolInfo] = []
+    refs: list[dict] = []
+    for rel, text in files.items():
+        s, r = _file(Path("."), rel, text, "python")
+        symbols += s
+        refs += r
+    g = Graph(symbols, refs)
+    least = DEFAULT_MIN_CONFIDENCE
+    assert g.below("shapes.py::S0.draw", least) == (1, 1)  # `x.draw()`: five candidates
+    assert g.counts("shapes.py::S0.draw", least) == (1, 0)  # `S0().draw()` only
+    assert g.counts("shapes.py::P1.paint", least) == (0, 1)  # `y.paint()`: offered
+    assert g.counts("use.py::fill", least, incoming=False) == (0, 2)
+    assert g.counts("use.py::show", least, incoming=False) == (0, 0)

@@ -106,6 +106,11 @@
          (qualified_type name: (type_identifier) @name)
          (generic_type type: (type_identifier) @name)]) @reference.class
 
+; ---- the package clause (a fact: the package a file's import path may not name,
+; `package mux` in the root folder of module github.com/gorilla/mux) ------------
+
+(package_clause (package_identifier) @name) @reference.package
+
 ; ---- imports -----------------------------------------------------------------
 ; With an alias the alias is the bound name. Without one (and for `_` / `.`
 ; imports) the name is the import path; the extractor keeps its last path

@@ -172,3 +172,28 @@
   return_type: (_) @name) @reference.returns
 
 (return_expression (_) @name) @reference.return
+
+; `for x in xs { ... }`: x is an element of xs
+(for_expression
+  pattern: [(identifier) @name (mut_pattern (identifier) @name)]
+  value: (_) @source) @reference.elem
+
+; `if let Some(x) = e` / `while let Ok(x) = e`: x is the value e holds
+(let_condition
+  pattern: (tuple_struct_pattern
+    type: (identifier) @_wrapper
+    [(identifier) @name (mut_pattern (identifier) @name)])
+  value: (_) @source
+  (#any-of? @_wrapper "Some" "Ok")) @reference.unwrap
+
+; `xs.iter().for_each(|x| ...)`: the first parameter of an iterator method's closure
+; is an element of what the method is called on
+(call_expression
+  function: (field_expression
+    value: (_) @source
+    field: (field_identifier) @_method)
+  arguments: (arguments . (closure_expression
+    parameters: (closure_parameters . [(identifier) @name (mut_pattern (identifier) @name)])))
+  (#any-of? @_method "for_each" "map" "filter" "any" "all" "find" "position" "flat_map" "filter_map"
+                     "take_while" "skip_while" "inspect" "max_by_key" "min_by_key" "find_map"
+                     "partition" "retain" "sort_by_key")) @reference.elem

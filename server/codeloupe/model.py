@@ -20,10 +20,12 @@ SYMBOL_KINDS = CONTAINER_KINDS | FUNCTION_KINDS | {"type"}
 # returned expression), "item" (an element put into a container variable or attribute:
 # `xs.append(x)`), "keyed" (a value stored under a key: `d[k] = x`), "second" (a
 # variable bound to the second item of each element: `for k, v in d.items()`), "params" (the arguments a function takes: `source` is
-# "<least> <most>", most -1 for any number; extract.arity). They carry line 0 (no position in the file) and the enclosing symbol
+# "<least> <most>", most -1 for any number; extract.arity), "package" (the package a file declares:
+# Go's `package mux`), "unwrap" (a variable bound to the value a wrapper holds: Rust
+# `if let Some(x) = e`). They carry line 0 (no position in the file) and the enclosing symbol
 # they belong to; "base" (a base class) is a use and keeps its position.
 FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second",
-                        "params"})
+                        "params", "package", "unwrap"})
 
 
 @dataclass(slots=True)

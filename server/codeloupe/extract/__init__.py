@@ -54,7 +54,9 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #    exported literal (`module.exports = {parse: parse}`) are facts `module.exports.parse`.
 # 6: members of exported classes and objects (`export class C`; `C.prototype.m = ...`).
 # 7: arity (Python, Go): a call's argument count in its `source`, `params` facts.
-EXTRACT_VERSION = 7
+# 8: Go's package clause (a "package" fact).
+# 9: Rust `for x in e` (elem) and `if let Some(x) = e` / `while let` (unwrap) facts.
+EXTRACT_VERSION = 9
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

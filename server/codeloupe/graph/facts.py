@@ -15,7 +15,7 @@ from .model import CLASS_KINDS, AttrFact, CallSite, Fact, FactForm, SymbolInfo, 
 RefRow = dict
 # the fact form of each variable fact kind but "typed"
 _VARIABLE_FORMS = {"assign": FactForm.ASSIGNED, "elem": FactForm.ELEMENTS, "item": FactForm.ITEM,
-                   "keyed": FactForm.KEYED, "second": FactForm.SECOND}
+                   "keyed": FactForm.KEYED, "second": FactForm.SECOND, "unwrap": FactForm.UNWRAPPED}
 # forms that change what a variable holds without binding it (`xs.append(x)`, `d[k] = x`)
 MUTATIONS = frozenset({FactForm.ITEM, FactForm.KEYED})
 
@@ -33,6 +33,7 @@ class FileFacts:
     returned: dict[str, list[str]] = field(default_factory=dict)  # function id → returned expressions
     params: dict[str, tuple[int, int]] = field(default_factory=dict)  # function id → (least, most) arguments
     type_refs: list[TypeRef] = field(default_factory=list)
+    package: str = ""  # the package the file declares (Go), "" for none
 
 
 def call_site(r: RefRow) -> CallSite:
@@ -53,7 +54,6 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
     edit of a file digests all of its rows again."""
     facts = FileFacts()
     imports, stars, bases, variables, attrs = facts.imports, facts.stars, facts.bases, facts.vars, facts.attrs
-    type_refs = facts.type_refs
     own_receivers = SELF_RECEIVERS | lang.parameter_property_receivers
     for r in refs:
         kind = r["kind"]
@@ -91,24 +91,29 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
                 imports[r["name"]] = (r["source"] or r["name"], r.get("original") or r["name"])
         elif kind == "base":
             bases.setdefault(r["enclosing"], []).append((r["receiver"] or "", r["name"]))
-            type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
-                                     r["enclosing"], "base"))
-        elif kind == "class":
-            type_refs.append(TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "",
-                                     r["enclosing"], "type"))
         elif kind == "returns":
             facts.returns[r["enclosing"]] = r["name"]
         elif kind == "return":
             facts.returned.setdefault(r["enclosing"], []).append(r["name"])
+        elif kind == "package":
+            facts.package = r["name"]
         elif kind == "params":
             bounds = _params(r["source"] or "")
             if bounds is not None:
                 facts.params[r["enclosing"]] = bounds
     _drop_unbound(facts)
-    if bases:  # a base class is a "class" reference too: keep it once, as a base
-        at = {(t.line, t.col) for t in type_refs if t.kind == "base"}
-        facts.type_refs = [t for t in type_refs if t.kind == "base" or (t.line, t.col) not in at]
+    facts.type_refs = type_refs(path, refs)
     return facts
+
+
+def type_refs(path: str, refs: list[RefRow]) -> list[TypeRef]:
+    """The uses of classes of a file that are not calls, with their positions: bases
+    and type names (a base class is a "class" reference too: kept once, as a base)."""
+    out = [TypeRef(path, r["line"], r["col"], r["name"], r["receiver"] or "", r["enclosing"],
+                   "base" if r["kind"] == "base" else "type")
+           for r in refs if r["kind"] == "base" or r["kind"] == "class"]
+    at = {(t.line, t.col) for t in out if t.kind == "base"}
+    return [t for t in out if t.kind == "base" or (t.line, t.col) not in at] if at else out
 
 
 def _params(text: str) -> tuple[int, int] | None:

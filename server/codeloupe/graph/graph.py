@@ -137,6 +137,11 @@ class Graph:
         offered beside the view (``queries.offered``)."""
         return queries.offered(self._edges, symbol_id, min_confidence, incoming=incoming)
 
+    def counts(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
+        """(symbols a view at ``min_confidence`` shows around a symbol, symbols it offers
+        beside them by name): what a lens or a hover counts (``queries.counts``)."""
+        return queries.counts(self._edges, symbol_id, min_confidence, incoming=incoming)
+
     def evidence(self, edge: Edge) -> str:
         """Why an edge found by name was drawn, in words; "" for a precise one
         (``queries.evidence``)."""

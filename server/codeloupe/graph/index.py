@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 from functools import partial
+from operator import attrgetter, itemgetter
 
 from ..languages import NEUTRAL, Language, module_stem, rules
 from . import deps
-from .facts import FileFacts, RefRow, digest_refs
+from .facts import FileFacts, RefRow, digest_refs, type_refs
 from .model import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, SymbolInfo
 
 Digest = dict[str, frozenset]
@@ -39,6 +41,7 @@ class Seen(StrEnum):
     RETURNS = "r"  # a function's declared return type
     RETURNED = "rv"  # what a function returns
     PARAMS = "p"  # the arguments a function takes
+    PACKAGE = "pkg"  # the package the file declares
 
 
 class SymbolIndex:
@@ -57,9 +60,11 @@ class SymbolIndex:
         self.dirs: dict[str, list[str]] = defaultdict(list)  # folder → paths
         self.facts: dict[str, FileFacts] = {}
         self.subclasses: dict[str, set[str]] = defaultdict(set)  # base name → class ids naming it
-        # the last digest of each edited file (what others see of it): the next edit of
-        # that file starts from it instead of computing it again (it reads only the file)
-        self._digests: dict[str, Digest] = {}
+        self.packages: dict[str, set[str]] = defaultdict(set)  # declared package → paths
+        # each edited file's last shape and digest (what others see of it): the next
+        # edit of that file starts from the digest instead of computing it again (it
+        # reads only the file), and skips it when the shape is the same
+        self._last: dict[str, tuple[list[tuple], Digest]] = {}
 
     # --- symbols ---------------------------------------------------------------------------
 
@@ -123,6 +128,8 @@ class SymbolIndex:
     def set_facts(self, path: str, facts: FileFacts) -> None:
         """Index a file's facts as they are (digested, or loaded)."""
         self.facts[path] = facts
+        if facts.package:
+            self.packages[facts.package].add(path)
         for cls_id, bases in facts.bases.items():
             for _, name in bases:
                 self.subclasses[name].add(cls_id)
@@ -132,6 +139,8 @@ class SymbolIndex:
         facts = self.facts.pop(path, None)
         if facts is None:
             return
+        if facts.package:
+            _drop_set(self.packages, facts.package, path)
         for cls_id, bases in facts.bases.items():
             for _, name in bases:
                 ids = self.subclasses.get(name)
@@ -164,18 +173,29 @@ class SymbolIndex:
     def replace_file(self, path: str, symbols: list[SymbolInfo], refs: list[RefRow],
                      enclosing_class: Callable[[str], SymbolInfo | None]) -> set[str]:
         """Swap one file's symbols and facts (empty lists: the file is gone); the
-        dependency keys whose digest changed."""
-        before = self._digests.pop(path, None)
-        if before is None:
-            before = self.digest(path)
+        dependency keys whose digest changed.
+
+        A file's facts and digest depend on its symbols and rows but for their
+        positions (its ``_shape``). When the shape is the last edit's (typing in a
+        comment, a string, a line moved), the facts are the last ones with the type
+        uses at their new places, and nothing changed for other files."""
+        shape = _shape(symbols, refs)
+        last = self._last.pop(path, None)
+        old = self.facts.get(path)
+        same = last is not None and last[0] == shape and old is not None
+        before = {} if same else last[1] if last is not None else self.digest(path)
         self.remove_symbols(path)
         self.remove_facts(path)
         for s in symbols:
             self.add_symbol(s)
+        if same:
+            self.set_facts(path, replace(old, type_refs=type_refs(path, refs)))
+            self._last[path] = last
+            return set()
         self.add_facts(path, refs, enclosing_class)
         after = self.digest(path)
         if symbols or refs:
-            self._digests[path] = after
+            self._last[path] = (shape, after)
         return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
 
     def digest(self, path: str) -> Digest:
@@ -231,10 +251,30 @@ class SymbolIndex:
             out[deps.short_name(fid)].add((Seen.RETURNED, fid, tuple(texts)))
         for fid, bounds in facts.params.items():
             out[deps.short_name(fid)].add((Seen.PARAMS, fid, bounds))
+        if facts.package:
+            out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
+
+
+_SYMBOL_SHAPE = attrgetter("id", "name", "qualified_name", "kind", "parent", "language")
+_ROW_SHAPE = itemgetter("kind", "name", "receiver", "enclosing", "source", "original")
+
+
+def _shape(symbols: list[SymbolInfo], refs: list[RefRow]) -> list[tuple]:
+    """A file's symbols and rows without their positions (built in C: it is compared
+    at every edit)."""
+    return [*map(_SYMBOL_SHAPE, symbols), *map(_ROW_SHAPE, refs)]
 
 
 def _folder(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _drop_set(index: dict, key: object, item: object) -> None:
+    bucket = index.get(key)
+    if bucket is not None:
+        bucket.discard(item)
+        if not bucket:
+            del index[key]
 
 
 def _drop(index: dict, key: object, item: object) -> None:

@@ -138,6 +138,7 @@ class ValueKind(StrEnum):
     ARRAY = "arr"  # a sequence of instances of these classes
     MAPPING = "map"  # a mapping whose values are instances of these classes (keys unknown)
     PAIRS = "pairs"  # a sequence of pairs whose second items are instances: `d.items()`
+    WRAPPED = "wrap"  # an Option / Result of instances of these classes: `?`, `unwrap()` open it
     EXTERNAL = "ext"  # known to lie outside the repository (no ids)
 
 
@@ -162,6 +163,7 @@ class FactForm(StrEnum):
     ITEM = "i"  # an element put into the container: `xs.append(x)`
     KEYED = "k"  # a value stored under a key of the container: `d[k] = x`
     SECOND = "2"  # the second item of each element of a value: `for k, v in d.items()`
+    UNWRAPPED = "u"  # the value a wrapper holds: Rust `if let Some(x) = e`, `while let Ok(x) = e`
 
 
 class Fact(NamedTuple):

@@ -32,7 +32,8 @@ for the nullable ones). Flags are 0/1.
   original), ``stars`` (file source), ``bases`` (file cls qualifier name), ``vars``
   (file scope name form text), ``attrs`` (file cls name form text scope), ``returns``
   (file fn text), ``returned`` (file fn text), ``params`` (file fn least most),
-  ``type_refs`` (file line col name receiver enclosing kind); ``file`` is an index into ``files``, ``form`` a
+  ``type_refs`` (file line col name receiver enclosing kind), ``package`` (file name: the
+  package it declares); ``file`` is an index into ``files``, ``form`` a
   ``FactForm`` value.
 - ``targets``: the distinct resolved targets, ``target reason confidence
   ambiguous detail`` (``reason``: a ``Reason`` value).
@@ -71,7 +72,7 @@ from .memo import Lookup, Memo, site_key
 from .model import AttrFact, CallSite, Fact, FactForm, Reason, SymbolInfo, Target, TypeRef
 
 # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
-# 5: every site remembered (no ``memo`` column)
+# 5: every site remembered (no ``memo`` column), a file's declared package
 FORMAT = 5
 MAGIC = "codeloupe-graph"
 _HEADER = b"codeloupe-graph/json "
@@ -92,6 +93,7 @@ _FACT_TABLES: dict[str, tuple[str, ...]] = {
     "returned": ("file", "fn", "text"),
     "params": ("file", "fn", "least", "most"),
     "type_refs": ("file", "line", "col", "name", "receiver", "enclosing", "kind"),
+    "package": ("file", "name"),
 }
 _SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "found", "external", "deps")
 
@@ -270,6 +272,8 @@ def _encode_facts(all_facts: dict[str, FileFacts], s: Any) -> dict[str, Any]:
             row("params", i, s(fn), least, most)
         for r in facts.type_refs:
             row("type_refs", i, r.line, r.col, s(r.name), s(r.receiver), s(r.enclosing), s(r.kind))
+        if facts.package:
+            row("package", i, s(facts.package))
     return {"files": files, **tables}
 
 
@@ -413,6 +417,8 @@ def _decode_facts(index: SymbolIndex, ft: dict, text: Any, n: int) -> None:
         if least < 0 or most < -1 or 0 <= most < least:
             raise _Invalid("params")
         facts.params[fn] = (least, most)
+    for facts, name in rows("package", "name"):
+        facts.package = name
     by_file = dict(zip(map(id, files), paths, strict=True))
     for facts, line, col, name, receiver, enclosing, kind in rows(
             "type_refs", "name", "receiver", "enclosing", "kind"):

@@ -88,6 +88,18 @@ def offered(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming
     return sorted(out, key=lambda e: (e.site.path, e.site.line, e.site.col))
 
 
+def counts(edges: EdgeIndex, symbol_id: str, min_confidence: float, *,
+           incoming: bool = True) -> tuple[int, int]:
+    """What a view at ``min_confidence`` lists around a symbol, as a lens or a hover
+    counts it: (calling symbols shown, or called ones when not ``incoming``; symbols
+    offered beside them by name only, ``offered``, that are not among them)."""
+    found = edges.edges_in(symbol_id) if incoming else edges.edges_out(symbol_id)
+    shown = {e.site.caller if incoming else e.target for e in found if e.confidence >= min_confidence}
+    more = {e.site.caller if incoming else e.target
+            for e in offered(edges, symbol_id, min_confidence, incoming=incoming)}
+    return len(shown), len(more - shown)
+
+
 def upstream(edges: EdgeIndex, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
     """Every symbol that reaches this one through calls, within ``depth`` calls:
     symbol id → distance."""

@@ -225,6 +225,12 @@ class Language:
     builtin_calls: frozenset[str] = frozenset()  # callables every program has (not the repository's)
     allocator_calls: frozenset[str] = frozenset()  # Go `new(T)`: a builtin whose value is a T
     external_types: frozenset[str] = frozenset()  # standard types (never a repository class)
+    # generic types holding a value that `?` or an unwrapping method opens (Rust
+    # `Option<T>`, `Result<T, E>`); the methods that open it and those that keep it
+    wrapper_types: frozenset[str] = frozenset()
+    unwrap_methods: frozenset[str] = frozenset()
+    wrapper_same_methods: frozenset[str] = frozenset()
+    pointer_types: frozenset[str] = frozenset()  # generic types whose methods are their pointee's (`Box<T>`)
 
     def __init__(self) -> None:
         if not self.family:

@@ -23,8 +23,10 @@ isoformat total_seconds group groups span fetch json text render
 
 # Methods of an array / list that return one of the same elements again, or one element.
 SAME_SEQUENCE_METHODS = frozenset({"filter", "slice", "concat", "sort", "reverse", "toSorted",
-                                   "toReversed", "copy", "splice"})
-ONE_ELEMENT_METHODS = frozenset({"find", "findLast", "pop", "shift", "at", "get"})
+                                   "toReversed", "copy", "splice", "iter", "iter_mut", "into_iter",
+                                   "drain"})
+ONE_ELEMENT_METHODS = frozenset({"find", "findLast", "pop", "shift", "at", "get", "first", "last",
+                                 "get_mut", "first_mut", "last_mut"})
 # Methods of a mapping that return one of its values, its values, its (key, value) pairs.
 MAPPING_VALUE_METHODS = frozenset({"get", "pop", "setdefault"})
 MAPPING_VALUES_METHODS = frozenset({"values"})

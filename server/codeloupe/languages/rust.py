@@ -40,6 +40,13 @@ class Rust(Language):
         "Path", "PathBuf", "OsStr", "OsString", "Duration", "Instant", "Formatter", "Ordering",
     })
 
+    wrapper_types = frozenset({"Option", "Result"})
+    unwrap_methods = frozenset({"unwrap", "expect", "unwrap_or", "unwrap_or_default", "unwrap_or_else",
+                                "unwrap_unchecked"})
+    wrapper_same_methods = frozenset({"as_ref", "as_mut", "as_deref", "as_deref_mut", "clone", "cloned",
+                                      "copied", "take", "ok", "or", "or_else", "map_err", "filter", "replace"})
+    pointer_types = frozenset({"Box", "Rc", "Arc"})
+
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
                      original: str, depth: int) -> Any:
         """``use`` paths first (``_use``), else the default: definitions of the name in

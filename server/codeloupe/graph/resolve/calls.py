@@ -116,8 +116,8 @@ class Calls(Narrowing):
             value = self._parts_value(parts, path, caller, 0) if parts else None
         if value == EXTERNAL:
             return [], True
-        if value is not None and value.kind is ARRAY:  # `self.free.reserve(1)`, `free: Vec<Buffer>`
-            return [], True  # a method of the language's sequence type, never a repository one
+        if value is not None and (value.kind is ARRAY or value.kind is ValueKind.WRAPPED):
+            return [], True  # `free: Vec<Buffer>`, `Option<T>`: a std method, never a repository one
         if value is not None:
             found = self._value_call(value, caller, name, lang)
             if found is not None:

@@ -181,7 +181,10 @@ class Reads:
                 if stem.endswith("/" + modpath) for p in index.stems[stem]]
 
     def package_files(self, source: str) -> list[str]:
-        """Go: the files of the package (folder) an import path names."""
+        """Go: the files of the package (folder) an import path names; when no folder's
+        path ends like it, the files of the one folder that declares the package of
+        its last part (`package mux` at the root of module github.com/gorilla/mux,
+        imported by its external tests, `package mux_test`)."""
         tail = source.rstrip("/").rsplit("/", 1)[-1]
         self._record(module_key(tail))
         out = []
@@ -189,6 +192,10 @@ class Reads:
             if d == source or d.endswith("/" + tail) and (source.endswith("/" + d) or
                                                            d.endswith("/" + source) or d == tail):
                 out.extend(paths)
+        if not out:
+            declared = self.index.packages.get(tail, ())
+            if len({p.rsplit("/", 1)[0] if "/" in p else "" for p in declared}) == 1:
+                out.extend(declared)
         return sorted(out)
 
     def subclasses(self, name: str) -> list[str]:

@@ -16,6 +16,7 @@ INSTANCE, CLASS, MODULE, FUNCTION, ARRAY = (ValueKind.INSTANCE, ValueKind.CLASS,
                                             ValueKind.FUNCTION, ValueKind.ARRAY)
 CONTAINERS = (ARRAY, ValueKind.MAPPING, ValueKind.PAIRS)  # the language's own containers of repository instances
 RETURNS = Lookup.RETURNS
+_DECLARED_KINDS = (INSTANCE, ARRAY, ValueKind.WRAPPED)  # what a declared return type may give
 _SELF_TYPES = ("Self", "this", "typing.Self")  # a return type that is the class itself
 
 
@@ -58,8 +59,8 @@ class Returns(Imports):
             value = self._type_value(text, f.path, f.id, depth + 1)
             if value == EXTERNAL:
                 external = True
-            elif value is not None and value.kind in (INSTANCE, ARRAY) and (kind is None or kind is value.kind):
-                kind = value.kind  # instances, or a sequence of them (`@returns {Command[]}`)
+            elif value is not None and value.kind in _DECLARED_KINDS and (kind is None or kind is value.kind):
+                kind = value.kind  # instances, a sequence of them (`@returns {Command[]}`), a `Result<Self>`
                 out.extend(value.ids)
         if out:
             return Value(kind, tuple(dict.fromkeys(out)))  # type: ignore[arg-type]

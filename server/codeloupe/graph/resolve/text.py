@@ -100,6 +100,19 @@ def type_name(text: str, _depth: int = 0) -> str | None:
     return t if _DOTTED.match(t) else None
 
 
+def generic_args(text: str) -> tuple[str, list[str]] | None:
+    """``Result<Self, io::Error>`` → ``("Result", ["Self", "io::Error"])`` (a reference
+    ``&`` before it dropped); None when the text is not a generic type."""
+    t = text.strip().lstrip("&").strip()
+    if t.startswith("mut "):
+        t = t[4:].strip()
+    m = re.match(r"^([\w$.:]+)\s*<(.*)>$", t)
+    if not m:
+        return None
+    args = [a.strip() for a in split_top(m.group(2), ",")]
+    return m.group(1).rsplit(":", 1)[-1].rsplit(".", 1)[-1], [a for a in args if a]
+
+
 def union_members(text: str) -> list[str]:
     """The members of a union type as written: ``A | B``, ``(A | B)``, JSDoc's nullable
     ``?(A|B)``, the string annotation ``"A | B"``; each shorter than the text. Empty when
@@ -158,13 +171,14 @@ def receiver_parts(expr: str) -> list[str]:
     """``self.pool.get(x).conn`` → ``["self", "pool", "get()", "conn"]``; a call keeps
     ``()`` with its arguments dropped, a subscript after a name or a call is a part
     ``[]`` (``xs.slice(-1)[0]`` → ``["xs", "slice()", "[]"]``; a slice ``xs[1:]``:
-    ``[:]``). Empty when the expression is not a chain of names, calls and subscripts
+    ``[:]``), a postfix ``?`` is a part ``?`` (Rust's ``open()?``, JavaScript's
+    ``a?.b``: the value opened, or the same value). Empty when the expression is not a chain of names, calls and subscripts
     (a literal, an operator expression)."""
     e = expr.strip()
     for prefix in ("await ", "new ", "yield "):
         if e.startswith(prefix):
             e = e[len(prefix):].strip()
-    e = e.replace("?.", ".").replace("::", ".").replace("->", ".").lstrip("&*")
+    e = e.replace("::", ".").replace("->", ".").lstrip("&*")
     if "\\" in e.split("(", 1)[0]:  # PHP `\App\Net\Client(...)`: a namespace path
         head, paren, rest = e.partition("(")
         e = head.replace("\\", ".").lstrip(".") + paren + rest
@@ -195,7 +209,11 @@ def receiver_parts(expr: str) -> list[str]:
             name += "()"
             rest = rest[_matching(rest) + 1:].strip()
         out.append(name)
-        while rest:  # xs[0], f()[i][j]
+        while rest:  # xs[0], f()[i][j], f()?
+            if rest.startswith("?"):
+                out.append("?")
+                rest = rest[1:].strip()
+                continue
             if not rest.startswith("["):
                 return []
             end = _matching(rest)

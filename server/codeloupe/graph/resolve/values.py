@@ -13,6 +13,8 @@ from ...languages import (
     ONE_ELEMENT_METHODS,
     SAME_SEQUENCE_METHODS,
     SELF_NAMES,
+    UNWRAP_METHODS,
+    WRAPPER_SAME_METHODS,
     ImplicitClasses,
     Language,
     PackageScope,
@@ -39,6 +41,7 @@ from .text import (
     _matching,
     container_literal,
     element_name,
+    generic_args,
     inline_branches,
     receiver_parts,
     split_top,
@@ -48,9 +51,9 @@ from .text import (
 )
 
 CLASS, MODULE, FUNCTION, ARRAY = ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION, ValueKind.ARRAY
-MAPPING, PAIRS = ValueKind.MAPPING, ValueKind.PAIRS
+MAPPING, PAIRS, WRAPPED = ValueKind.MAPPING, ValueKind.PAIRS, ValueKind.WRAPPED
 _MAX_ELEMENTS = 16  # elements of a literal read
-TYPED, DECLARED, ASSIGNED, ELEMENTS, ITEM, KEYED, SECOND = FactForm
+TYPED, DECLARED, ASSIGNED, ELEMENTS, ITEM, KEYED, SECOND, UNWRAPPED = FactForm
 TYPE, ATTRIBUTE, VARIABLE, RETURNS = Lookup.TYPE, Lookup.ATTRIBUTE, Lookup.VARIABLE, Lookup.RETURNS
 _CONSTANTS = ("None", "True", "False", "null", "true", "false", "nil")
 _REFERENCE = re.compile(r"^(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
@@ -108,9 +111,11 @@ class Values(Returns):
         if form is ASSIGNED or value is None or value == EXTERNAL:
             return value if form is ASSIGNED or form is ELEMENTS or form is SECOND else None
         if form is ELEMENTS:  # `for x in xs`: an element of a sequence (a mapping's keys: unknown)
-            return Value(INSTANCE, value.ids) if value.kind is ARRAY else None
+            return Value(INSTANCE, value.ids) if value.kind is ARRAY or value.kind is WRAPPED else None
         if form is SECOND:  # `for k, v in d.items()`, `enumerate(xs)`
             return Value(INSTANCE, value.ids) if value.kind is PAIRS else None
+        if form is UNWRAPPED:  # `if let Some(x) = e`: what e holds (`v.pop()`: modelled as the element)
+            return Value(INSTANCE, value.ids) if value.kind is WRAPPED or value.kind is INSTANCE else None
         if value.kind is not INSTANCE:
             return None
         return Value(ARRAY if form is ITEM else MAPPING, value.ids)  # `xs.append(x)`, `d[k] = x`
@@ -119,6 +124,13 @@ class Values(Returns):
         """The instances a type annotation describes."""
         if depth > MAX_DEPTH:
             return self._cut()
+        lang = self.language_of(path)
+        generic = generic_args(text) if lang.wrapper_types or lang.pointer_types else None
+        if generic is not None and generic[1] and generic[0] in lang.pointer_types:  # `Box<T>`: a T
+            return self._type_value(generic[1][0], path, scope, depth + 1)
+        if generic is not None and generic[1] and generic[0] in lang.wrapper_types:  # `Result<T, E>`
+            value = self._type_value(generic[1][0], path, scope, depth + 1)
+            return Value(WRAPPED, value.ids) if value is not None and value.kind is INSTANCE else EXTERNAL
         element = element_name(text)
         if element is not None:  # a sequence of repository instances
             value = self._type_value(element, path, scope, depth + 1)
@@ -464,6 +476,12 @@ class Values(Returns):
         if value == EXTERNAL:
             return EXTERNAL
         kind, ids = value
+        if kind is WRAPPED:  # `open()?`, `.unwrap()`: what it holds; its other methods are std's
+            if attr == "?" or is_call and attr in UNWRAP_METHODS:
+                return Value(INSTANCE, ids)
+            return value if is_call and attr in WRAPPER_SAME_METHODS else EXTERNAL
+        if attr == "?":  # JavaScript `a?.b`; Rust `?` on a value not known to be a wrapper
+            return value
         if kind is MODULE:
             member = self.module_member(ids, attr, depth + 1)
             if isinstance(member, list):
@@ -476,7 +494,10 @@ class Values(Returns):
             if not any(self._lookup(cid, attr, depth=depth + 1)[0] for cid in ids):  # `Foo.new`: an instance
                 return Value(INSTANCE, ids)
         if kind is INSTANCE or kind is CLASS:
-            return self._member_value(ids, attr, is_call, depth)
+            found = self._member_value(ids, attr, is_call, depth)
+            if found is None and kind is INSTANCE and is_call and attr in UNWRAP_METHODS:
+                return value  # `v.first().unwrap()`: a std method's Option, modelled as its element
+            return found
         if kind is ARRAY:  # the methods of the language's array / list
             if is_call and attr in SAME_SEQUENCE_METHODS:
                 return value

@@ -83,9 +83,9 @@ async def hover(ls: CodeloupeServer, params: types.HoverParams) -> types.Hover |
             block.append(doc)
         counts = f"{_plural(len({e.site.caller for e in callers}), 'caller')}, " \
                   f"{_plural(len({e.target for e in callees}), 'callee')}"
-        # name-match candidates below the minimum confidence: counted, not listed
-        more = [f"+{_plural(n, word)} by name" for n, word in ((graph.below(sym.id, least)[1], "caller"),
-                                                              (graph.below(sym.id, least, incoming=False)[1], "callee"))
+        # name candidates the call hierarchy offers beside the view: counted, not listed
+        more = [f"+{_plural(n, word)} by name" for n, word in ((graph.counts(sym.id, least)[1], "caller"),
+                                                              (graph.counts(sym.id, least, incoming=False)[1], "callee"))
                 if n]
         if more:
             counts += f" ({', '.join(more)})"

@@ -25,8 +25,8 @@ LENS_KINDS = frozenset({"function", "method", "constructor"})
 
 
 def callers_title(n: int, by_name: int = 0) -> str:
-    """``3 callers``; ``3 callers (+2 by name)`` when name-match candidates below the
-    minimum confidence would add callers."""
+    """``3 callers``; ``3 callers (+2 by name)`` when the call hierarchy offers name
+    candidates below the minimum confidence beside them (``Graph.counts``)."""
     more = f" (+{by_name} by name)" if by_name else ""
     return f"{n} caller{'' if n == 1 else 's'}{more}"
 
@@ -47,8 +47,7 @@ async def code_lens(ls: CodeloupeServer, params: types.CodeLensParams) -> list[t
     for sym in ctx.model.symbols:
         if sym.kind not in LENS_KINDS:
             continue
-        n = len({e.site.caller for e in graph.callers(sym.id, least)})
-        _, by_name = graph.below(sym.id, least)
+        n, by_name = graph.counts(sym.id, least)  # what the call hierarchy lists
         line0, c0, c1 = name_span(sym, lines)
         out.append(types.CodeLens(
             range=ls.positions.range(lines, line0, c0, line0, c1),
