@@ -541,6 +541,9 @@ def _hint(graph: Graph, code: str, target: str) -> str:
     return ""
 
 
+NO_REFERENCE_HINT = "no reference ran: every system reports it, but they are codeloupe and name matching"
+
+
 def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: list[str],
                 systems: dict[str, set[Pair]], inner: Innermost, old: dict | None) -> dict:
     """The truth file: the union of every system's pairs, each agreed or to adjudicate;
@@ -559,8 +562,11 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
         entry = {"path": p[0], "line": p[1], "target": p[2], "roles": roles, "code": code, "systems": by}
         if p in decided:
             entry["status"], entry["reason"] = decided[p]["status"], decided[p].get("reason", "")
-        elif len(by) == len(ran):
+        elif len(by) == len(ran) and "reference" in ran:
             entry["status"] = "agreed"
+        elif len(by) == len(ran):  # codeloupe agreeing with name matching is no evidence
+            entry["status"] = "to adjudicate"
+            entry["hint"] = NO_REFERENCE_HINT
         else:
             entry["status"] = "to adjudicate"
             if hint := _hint(graph, code, p[2]):
@@ -704,18 +710,21 @@ def pooled(rows: list[dict[str, Any]], by: str) -> dict[str, dict[str, Any]]:
 
 
 def decide(project: str, status: str, reason: str, target: str = "", code: str = "", path: str = "",
-           line: int = 0, systems: str = "") -> int:
+           line: int = 0, systems: str = "", revise: bool = False) -> int:
     """Record a decision on the open pairs of a dev project's truth that match every filter
     given (target id contains, code line regex, path contains, line, systems exactly, as
-    comma-separated names): status "true"/"false" and the reason, read by hand. The
-    number decided."""
+    comma-separated names): status "true"/"false" and the reason, read by hand. With
+    ``revise``, one pair every system agreed on, read and found otherwise (path, line and
+    target given). The number decided."""
     if status not in ("true", "false"):
         raise SystemExit("status is true or false")
+    if revise and not (target and path and line):
+        raise SystemExit("--revise needs --path, --line and --target: one pair at a time")
     tp = TRUTH / f"{project}.json"
     truth = json.loads(tp.read_text())
     n = 0
     for e in truth["sites"]:
-        if e["status"] != "to adjudicate" or (target and target not in e["target"]) or (
+        if e["status"] != ("agreed" if revise else "to adjudicate") or (target and target not in e["target"]) or (
                 code and not re.search(code, e["code"])) or (path and path not in e["path"]) or (
                 line and e["line"] != line) or (systems and ",".join(e["systems"]) != systems):
             continue
@@ -752,6 +761,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--path", default="")
     ap.add_argument("--line", type=int, default=0)
     ap.add_argument("--systems", default="")
+    ap.add_argument("--revise", action="store_true",
+                    help="with --decide: change an agreed pair (read and found otherwise)")
     ap.add_argument("--score-heldout", action="store_true",
                     help="the final measurement only: never while tuning the graph")
     args = ap.parse_args(argv)
@@ -761,7 +772,7 @@ def main(argv: list[str] | None = None) -> int:
         install_tools()
     if args.decide:
         n = decide(*args.decide, target=args.target, code=args.code, path=args.path, line=args.line,
-                   systems=args.systems)
+                   systems=args.systems, revise=args.revise)
         print(f"{n} pairs decided")
         return 0
     if args.list:
