@@ -714,8 +714,8 @@ def decide(project: str, status: str, reason: str, target: str = "", code: str =
     """Record a decision on the open pairs of a dev project's truth that match every filter
     given (target id contains, code line regex, path contains, line, systems exactly, as
     comma-separated names): status "true"/"false" and the reason, read by hand. With
-    ``revise``, one pair every system agreed on, read and found otherwise (path, line and
-    target given). The number decided."""
+    ``revise``, one pair already agreed or decided, read again and found otherwise (path,
+    line and target given). The number decided."""
     if status not in ("true", "false"):
         raise SystemExit("status is true or false")
     if revise and not (target and path and line):
@@ -724,7 +724,7 @@ def decide(project: str, status: str, reason: str, target: str = "", code: str =
     truth = json.loads(tp.read_text())
     n = 0
     for e in truth["sites"]:
-        if e["status"] != ("agreed" if revise else "to adjudicate") or (target and target not in e["target"]) or (
+        if (e["status"] == "to adjudicate") == revise or (target and target not in e["target"]) or (
                 code and not re.search(code, e["code"])) or (path and path not in e["path"]) or (
                 line and e["line"] != line) or (systems and ",".join(e["systems"]) != systems):
             continue
@@ -762,7 +762,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--line", type=int, default=0)
     ap.add_argument("--systems", default="")
     ap.add_argument("--revise", action="store_true",
-                    help="with --decide: change an agreed pair (read and found otherwise)")
+                    help="with --decide: change an agreed or decided pair (read again and found otherwise)")
     ap.add_argument("--score-heldout", action="store_true",
                     help="the final measurement only: never while tuning the graph")
     args = ap.parse_args(argv)

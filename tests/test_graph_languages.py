@@ -48,6 +48,7 @@ RJ = "lib/registry.js"
 PT = "app/net/transport.py"
 RS, RSM, RSB, RSP = "src/net/transport.rs", "src/mail.rs", "src/buf.rs", "src/pool.rs"
 RSC = "src/conn.rs"
+PYC = "app/store/caches.py"
 CH, CC, CM = "net/transport.hpp", "net/transport.cpp", "app/mail.cpp"
 CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
@@ -63,6 +64,9 @@ WC, WR = "app/web/client.py", "app/web/response.py"
 QT, QL = "qsx/test/index.js", "qsx/lib"
 CASES = {
     "python": [
+        # a mangled `self.__store` is the class's own, never a subclass's
+        (PYC, "Cache.__setitem__", "__store", 7, {f"{PYC}::Cache.__store"}, "self"),
+        (PYC, "LRUCache.popitem", "__store", 21, {f"{PYC}::LRUCache.__store"}, "self"),
         (PT, "Transport.send", "write", 6, {f"{PT}::Transport.write"}, "self"),
         (PT, "RetryMixin.send_with_retry", "range", 14, None, None),
         # a mixin calls a method its host class defines
@@ -453,6 +457,17 @@ def test_resolution(lang: str) -> None:
         if not ok:
             wrong.append((caller, name, line, sorted(got), sorted({e.reason for e in edges})))
     assert not wrong
+
+
+def test_a_call_on_self_also_runs_the_overrides_in_subclasses() -> None:
+    """Every method is virtual (Python): `self.popitem()` in Cache runs LRUCache's and
+    TimedLRUCache's overrides when self is one of them, in the default view; a class
+    of the same method that is no subclass (Unrelated) is not linked."""
+    got, edges = targets(load("python"), PYC, "Cache.__setitem__", "popitem", 6)
+    assert {(e.target, str(e.reason)) for e in edges} == {
+        (f"{PYC}::Cache.popitem", "self"), (f"{PYC}::LRUCache.popitem", "subclass"),
+        (f"{PYC}::TimedLRUCache.popitem", "subclass")}
+    assert all(e.confidence >= DEFAULT_MIN_CONFIDENCE and not e.ambiguous for e in edges)
 
 
 def test_unknown_receivers_keep_every_candidate_marked() -> None:

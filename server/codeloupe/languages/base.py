@@ -231,6 +231,11 @@ class Language:
     unwrap_methods: frozenset[str] = frozenset()
     wrapper_same_methods: frozenset[str] = frozenset()
     pointer_types: frozenset[str] = frozenset()  # generic types whose methods are their pointee's (`Box<T>`)
+    # every method is virtual: `self.m()` also runs the overrides of m in the subclasses
+    # of the class it is called in (a method named with ``private_prefix`` and not
+    # ending in it, Python's mangled `__m`, is the class's own)
+    self_dispatch = False
+    private_prefix = ""
 
     def __init__(self) -> None:
         if not self.family:

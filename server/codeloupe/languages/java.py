@@ -23,6 +23,8 @@ def package_import(ctx: ImportContext, source: str, original: str, depth: int) -
 class Java(Language):
     """Java."""
 
+    self_dispatch = True
+
     name = grammar = "java"
     extensions = (".java",)
     instance_names = frozenset({"this"})

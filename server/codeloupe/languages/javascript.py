@@ -45,6 +45,8 @@ def module_path(source: str, path: str) -> str | None:
 class JavaScript(Language):
     """JavaScript (and the rules TypeScript and TSX share with it)."""
 
+    self_dispatch = True
+
     name = grammar = "javascript"
     extensions = (".js", ".mjs", ".cjs", ".jsx")
     aliases = ("js", "jsx")

@@ -10,6 +10,8 @@ from .base import ImportContext, Language
 class Php(Language):
     """PHP."""
 
+    self_dispatch = True
+
     name = grammar = "php"
     extensions = (".php", ".phtml")
     instance_names = frozenset({"$this"})

@@ -35,6 +35,9 @@ def module_path(source: str, path: str) -> str:
 class Python(Language):
     """Python."""
 
+    self_dispatch = True
+    private_prefix = "__"
+
     name = grammar = "python"
     extensions = (".py", ".pyi", ".pyw")
     aliases = ("py",)

@@ -9,6 +9,8 @@ from .base import Language
 class Ruby(Language):
     """Ruby."""
 
+    self_dispatch = True
+
     name = grammar = "ruby"
     extensions = (".rb", ".rake", ".gemspec")
     aliases = ("rb",)

@@ -216,14 +216,24 @@ class Calls(Narrowing):
         return impls
 
     def _self_call(self, path: str, caller: str, name: str) -> Targets:
-        """``self.name()``: the class and its bases, a function a method assigned to the
-        attribute, else the subclasses' (a mixin calling its host)."""
+        """``self.name()``: the class and its bases, and where every method is virtual
+        the overrides in its subclasses (``self`` may be an instance of one); a
+        function a method assigned to the attribute; else the subclasses' (a mixin
+        calling its host)."""
         cls = self.enclosing_class(caller)
+        lang = self.language_of(path)
         if cls is None:
-            return self._by_name(name, with_receiver=True, lang=self.language_of(path))
+            return self._by_name(name, with_receiver=True, lang=lang)
         found, external = self._lookup(cls.id, name)
         if found:
-            return self._targets(self._static_or_instance(found, True), SELF, ctor=True), False
+            targets = self._targets(self._static_or_instance(found, True), SELF, ctor=True)
+            if lang.self_dispatch and not _private(name, lang.private_prefix):
+                seen = {t.target for t in targets}
+                overrides = [s for s in self._subclass_members(cls.id, name, every=True)
+                             if s.id not in seen and s.kind in FUNCTION_KINDS]
+                for s in overrides:  # each may run (by the instance's class): none is a guess
+                    targets = [*targets, *self._targets([s], SUBCLASS)]
+            return targets, False
         assigned = self._assigned_functions(cls.id, name)
         if assigned:
             return self._targets(assigned, SELF), False
@@ -397,3 +407,8 @@ class Calls(Narrowing):
                             seen.add(c.id)
                             targets.append(Target(c.id, reason, conf, ambiguous))
         return targets
+
+
+def _private(name: str, prefix: str) -> bool:
+    """A name the language keeps to its class (Python's mangled ``__m``, not ``__m__``)."""
+    return bool(prefix) and name.startswith(prefix) and not name.endswith(prefix)

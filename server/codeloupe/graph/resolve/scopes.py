@@ -201,9 +201,10 @@ class Scopes(Reads):
                 return found
         return []
 
-    def _subclass_members(self, cls_id: str, name: str) -> list[SymbolInfo]:
+    def _subclass_members(self, cls_id: str, name: str, every: bool = False) -> list[SymbolInfo]:
         """``name`` defined by the classes that derive from this one (a mixin calling
-        a method its host class provides)."""
+        a method its host class provides): the nearest definition on each line of
+        descent, or with ``every`` each one (the overrides of an override too)."""
         out: list[SymbolInfo] = []
         seen = {cls_id}
         queue = deque([cls_id])
@@ -222,9 +223,8 @@ class Scopes(Reads):
                 if sub_cls is None:
                     continue
                 found = self._members(sub_cls, name)
-                if found:
-                    out.extend(found)
-                else:
+                out.extend(found)
+                if every or not found:
                     queue.append(sub)
         return out
 
