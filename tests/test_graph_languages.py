@@ -52,6 +52,7 @@ PYC = "app/store/caches.py"
 CH, CC, CM = "net/transport.hpp", "net/transport.cpp", "app/mail.cpp"
 CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
+PHY = "src/Relay.php"
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
 GR = "srv/render.go"
@@ -408,6 +409,11 @@ CASES = {
         (PHM, "App.run", "send", 28, {f"{PHR}::App.Net.RetryingTransport.send"}, "type"),
         (PHM, "App.run", "write", 29, {f"{PHT}::App.Net.Transport.write"}, "type"),  # `Transport $link`
         (PHM, "App.run", "format", 31, None, None),  # `new \DateTime()`
+        # typed by a vendor package's interface (nothing of namespace Psr here): outside,
+        # not the one repository `rewind` (Buffer's)
+        (PHY, "App.Relay.pipe", "rewind", 21, None, None),
+        (PHY, "App.Relay.pipe", "rewind", 22, None, None),
+        (PHY, "App.Relay.pipe", "write", 23, {f"{PHT}::App.Net.Transport.write"}, "type"),
         (PHM, "App.useMake", "make", 41, {f"{PHM}::App.make"}, "local"),
         (PHM, "App.useMake", "send", 41, {f"{PHT}::App.Net.Transport.send"}, "type"),  # `make(): Transport`
     ],

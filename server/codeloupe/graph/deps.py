@@ -18,6 +18,7 @@ SUBCLASS_PREFIX = "sub:"  # + a base name: the classes that name it as a base
 NAMESPACE_PREFIX = "ns:"  # + a path: the namespaces that file sees
 INCLUDE_PREFIX = "inc:"  # + a path: the files that file includes
 IMPORTS_PREFIX = "imp:"  # + a path: every import of that file (narrowing by imports)
+HEAD_PREFIX = "head:"  # + the first part of a namespace: whether the repository defines in it
 
 
 def module_key(tail: str) -> str:
@@ -43,6 +44,11 @@ def include_key(path: str) -> str:
 def imports_key(path: str) -> str:
     """Every import of file ``path``, as a whole."""
     return IMPORTS_PREFIX + path
+
+
+def head_key(head: str) -> str:
+    """Whether any file defines something in a namespace starting with ``head``."""
+    return HEAD_PREFIX + head
 
 
 def local_key(scope: str, name: str) -> str:

@@ -42,6 +42,7 @@ class Seen(StrEnum):
     RETURNED = "rv"  # what a function returns
     PARAMS = "p"  # the arguments a function takes
     PACKAGE = "pkg"  # the package the file declares
+    HEAD = "head"  # the file defines in a namespace starting so (a namespaced language)
 
 
 class SymbolIndex:
@@ -61,6 +62,8 @@ class SymbolIndex:
         self.facts: dict[str, FileFacts] = {}
         self.subclasses: dict[str, set[str]] = defaultdict(set)  # base name → class ids naming it
         self.packages: dict[str, set[str]] = defaultdict(set)  # declared package → paths
+        # a namespaced language's first part of qualified names → the files defining in it
+        self.heads: dict[str, set[str]] = defaultdict(set)
         # each edited file's last shape and digest (what others see of it): the next
         # edit of that file starts from the digest instead of computing it again (it
         # reads only the file), and skips it when the shape is the same
@@ -83,6 +86,8 @@ class SymbolIndex:
         if s.kind in CALLABLE_KINDS:
             self.by_name[s.name].append(s)
             self.by_qualified[s.qualified_name].append(s)
+            if "." in s.qualified_name and rules(s.language).namespaced:
+                self.heads[s.qualified_name.split(".", 1)[0]].add(s.path)
         if s.parent is not None:
             self.children[s.parent][s.name].append(s)
 
@@ -106,6 +111,8 @@ class SymbolIndex:
             if s.kind in CALLABLE_KINDS:
                 touched[(id(self.by_name), s.name)] = (self.by_name, s.name)
                 touched[(id(self.by_qualified), s.qualified_name)] = (self.by_qualified, s.qualified_name)
+                if "." in s.qualified_name:
+                    _drop_set(self.heads, s.qualified_name.split(".", 1)[0], path)
             if s.parent is not None:  # a parent is always of the same file
                 self.children.pop(s.parent, None)
         for index, key in touched.values():
@@ -210,6 +217,8 @@ class SymbolIndex:
                 out[deps.module_key(_folder(path).rsplit("/", 1)[-1])].add((Seen.FILE, path))  # a Go package
                 continue
             out[s.name].add((Seen.SYMBOL, s.id, s.kind, s.parent, s.qualified_name))
+            if s.kind in CALLABLE_KINDS and "." in s.qualified_name and rules(s.language).namespaced:
+                out[deps.head_key(s.qualified_name.split(".", 1)[0])].add((Seen.HEAD, path))
         facts = self.facts.get(path)
         if facts is not None:
             self._digest_facts(out, path, facts)

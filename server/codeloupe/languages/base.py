@@ -83,6 +83,9 @@ class ImportContext(Protocol):
     def symbols_named(self, name: str) -> list[Any]:
         """Every definition named ``name`` in the repository."""
 
+    def namespace_defined(self, head: str) -> bool:
+        """Does the repository define anything in a namespace starting with ``head``?"""
+
     def assigned_texts(self, path: str, name: str) -> list[str]:
         """The expressions assigned to a top-level variable of a file."""
 

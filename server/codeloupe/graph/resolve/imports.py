@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...languages import NEUTRAL, Language, join_path, module_stem
+from ...languages import Language, join_path, module_stem
 from ..memo import Lookup
 from ..model import EXTERNAL, FactForm, SymbolInfo, Value, ValueKind
 from .reads import MAX_DEPTH
@@ -47,11 +47,6 @@ class Imports(Scopes):
     def _file_namespaces(self, path: str) -> frozenset[str]:
         """Namespaces whose names a file sees unqualified (``SymbolIndex.namespaces``)."""
         return self._memoized((NAMESPACES, path), self.namespaces) or frozenset()
-
-    def language_of(self, path: str) -> Language:
-        """The rules of a file's language. Records nothing: a file's language is a
-        function of its path."""
-        return self._idx_file_lang.get(path, NEUTRAL)
 
     def _import_value(self, path: str, bound: str, depth: int = 0) -> Found:
         return self._memoized((IMPORT, path, bound), self._compute_import, depth + 1)

@@ -3,8 +3,9 @@
 Every method here returns a part of the ``SymbolIndex`` and adds the dependency key
 (``graph.deps``) under which the index's digest publishes that part to the lookup
 being computed. A lookup therefore cannot forget a dependency: it never touches the
-tables itself (tests/test_graph_deps.py checks both that the other resolver modules
-do not, and that each read records a key an edit of what it read changes).
+tables itself (tests/test_graph_reads.py checks that the other resolver modules do
+not and that each read records a key; the edit-equals-rebuild tests that the keys
+are those an edit of what was read changes).
 
 ``_memoized`` remembers a lookup with the keys it read. Its computation is called
 with the parts of its key only (and a depth), so it cannot depend on anything its
@@ -16,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...languages import NEUTRAL, Language
 from ..deps import (
     STAR,
+    head_key,
     imports_key,
     include_key,
     local_key,
@@ -164,6 +167,11 @@ class Reads:
         self._record(name)
         return self._idx_by_qualified.get(f"{qualified}.{name}", _NONE)
 
+    def language_of(self, path: str) -> Language:
+        """The rules of a file's language. Records nothing: a file's language is a
+        function of its path."""
+        return self._idx_file_lang.get(path, NEUTRAL)
+
     def module_of(self, path: str) -> str | None:
         """The id of a file's module unit. Records nothing: a path comes from a read
         that recorded the file (``module_files``) or is the call site's own file."""
@@ -197,6 +205,12 @@ class Reads:
             if len({p.rsplit("/", 1)[0] if "/" in p else "" for p in declared}) == 1:
                 out.extend(declared)
         return sorted(out)
+
+    def namespace_defined(self, head: str) -> bool:
+        """Does any file of a namespaced language define something in a namespace whose
+        first part is ``head``?"""
+        self._record(head_key(head))
+        return bool(self.index.heads.get(head))
 
     def subclasses(self, name: str) -> list[str]:
         """The ids of the classes that name ``name`` as a base, sorted."""
