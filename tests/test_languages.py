@@ -132,3 +132,57 @@ def test_syntax_error_keeps_the_rest(lang: str) -> None:
     before = [s for s in result.symbols if s.end_line < mid and s.kind != "module"]
     assert all(s.qualified_name in names for s in before)
     assert len(damaged.symbols) >= len(result.symbols) // 2
+
+
+CPP_HEADER = b"""#pragma once
+namespace xml {
+
+class XML_EXPORT Node
+{
+public:
+    Node* FirstChild() { return _first; }
+    void Clear();
+private:
+    Node* _first;
+};
+
+struct LIB_API Attribute final : public Node {
+    int Value() const { return 0; }
+};
+
+}
+"""
+C_HEADER = b"""#ifndef POINT_H
+#define POINT_H
+struct point { int x; int y; };
+struct POINT_API point_list;
+int point_add(struct point *a, const struct point *b);
+#endif
+"""
+
+
+def test_a_header_holding_cpp_is_read_as_cpp() -> None:
+    """A `.h` is C by its extension; one that declares classes, namespaces, templates
+    or access labels is C++ (and a C header stays C)."""
+    from codeloupe.languages import language_for_file
+
+    assert language_for_file("include/node.h", CPP_HEADER) == "cpp"
+    assert language_for_file("include/point.h", C_HEADER) == "c"
+    assert language_for_file("src/node.hpp", C_HEADER) == "cpp"
+    assert language_for_file("src/node.cc", CPP_HEADER) == "cpp"
+    result = extract("include/node.h", CPP_HEADER, "c")
+    assert result.language == "cpp"
+    assert {s.qualified_name for s in result.symbols} >= {"xml.Node", "xml.Node.FirstChild",
+                                                           "xml.Attribute", "xml.Attribute.Value"}
+    point = extract("include/point.h", C_HEADER, "c")
+    assert point.language == "c" and "point" in {s.name for s in point.symbols}
+
+
+def test_an_export_macro_between_class_and_its_name_is_blanked_and_lines_kept() -> None:
+    """`class XML_EXPORT Node {`: the macro is no part of the C++ grammar; blanked (the
+    offsets kept) the class and its inline methods are found where they are."""
+    result = extract("node.cpp", CPP_HEADER, "cpp")
+    by_name = {s.qualified_name: s for s in result.symbols}
+    assert by_name["xml.Node"].start_line == 4 and by_name["xml.Node.FirstChild"].start_line == 7
+    assert by_name["xml.Attribute"].start_line == 13
+    assert by_name["xml.Node.FirstChild"].parent == by_name["xml.Node"].id

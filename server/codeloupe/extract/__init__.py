@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from tree_sitter import Tree
 
-from ..languages import get_query, rules
+from ..languages import get_query, language_for_file, rules
 from ..model import FileExtraction
 from .arity import call_arity, param_facts
 from .captures import FACT_LIMIT, collect
@@ -36,7 +36,7 @@ from .docs import DOC_TRANSPARENT
 from .expando import find_members, member_facts, own_functions, this_receivers
 from .jsdoc import jsdoc_facts
 from .macros import macro_refs
-from .parse import count_errors, parse, recover
+from .parse import blank_macros, count_errors, parse, recover
 from .references import make_references
 from .source import Source
 from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_definitions, nest
@@ -56,14 +56,23 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 7: arity (Python, Go): a call's argument count in its `source`, `params` facts.
 # 8: Go's package clause (a "package" fact).
 # 9: Rust `for x in e` (elem) and `if let Some(x) = e` / `while let` (unwrap) facts.
-EXTRACT_VERSION = 9
+# 10: a `.h` that declares classes, namespaces or templates is C++; C++ export macros
+#     between `class` and its name (`class TINYXML2_LIB StrPair {`) are blanked.
+EXTRACT_VERSION = 10
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
 
 def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> FileExtraction:
     """Symbols and references of one file. ``data`` is the file's UTF-8 bytes;
-    ``tree`` its syntax tree when the caller has parsed it already."""
+    ``tree`` its syntax tree when the caller has parsed it already (in ``language``;
+    a C header that holds C++ is parsed again as C++: ``language_for_file``)."""
+    found_language = language_for_file(path, data, language) or language
+    if found_language != language:
+        language, tree = found_language, None
+    blanked = blank_macros(rules(language).blanked_macros, data)
+    if blanked is not data:
+        data, tree = blanked, None
     if tree is None:
         tree = parse(language, data)
     errors = count_errors(tree.root_node) if tree.root_node.has_error else 0

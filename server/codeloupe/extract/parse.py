@@ -3,6 +3,8 @@ that swallowed the rest of it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tree_sitter import Node, Tree
 
 from ..languages import get_parser
@@ -16,6 +18,20 @@ def parse(language: str, data: bytes, old_tree: Tree | None = None) -> Tree:
     if old_tree is not None:
         return parser.parse(data, old_tree)
     return parser.parse(data)
+
+
+def blank_macros(pattern: Any, data: bytes) -> bytes:
+    """``data`` with group 1 of each match of ``pattern`` (``Language.blanked_macros``)
+    turned to spaces, offsets kept; ``data`` itself when nothing matches."""
+    if pattern is None:
+        return data
+    spans = [m.span(1) for m in pattern.finditer(data)]
+    if not spans:
+        return data
+    out = bytearray(data)
+    for start, end in spans:
+        out[start:end] = b" " * (end - start)
+    return bytes(out)
 
 
 def recover(language: str, data: bytes, tree: Tree) -> tuple[bytes, Tree]:

@@ -9,6 +9,7 @@ languages (the union of what each declares).
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 
 from tree_sitter import Parser, Query
@@ -34,7 +35,7 @@ __all__ = [
     "ONE_ELEMENT_METHODS", "SAME_SEQUENCE_METHODS", "SELF_NAMES", "SELF_RECEIVERS",
     "SUPER_RECEIVERS", "ImplicitClasses", "ImportContext", "Language", "MethodsApart",
     "ModuleFacts", "PackageScope", "UnknownLanguageError", "_queries_root", "family_rules", "get_parser",
-    "get_query", "is_super_receiver", "join_path", "language_for_path", "module_stem",
+    "get_query", "is_super_receiver", "join_path", "language_for_file", "language_for_path", "module_stem",
     "normalize_language", "path_matches", "query", "query_source", "rules", "same_family",
 ]
 
@@ -114,6 +115,23 @@ def language_for_path(path: str | PurePath) -> str | None:
     """The language of a file by its extension, or None when we do not parse it."""
     suffix = PurePath(path).suffix.lower()
     return _BY_EXTENSION.get(suffix)
+
+
+# what only C++ writes, at the start of a line: a class, a namespace, a template, an
+# access label, `using namespace`
+_CPP_ONLY = re.compile(rb"^[ \t]*(?:class[ \t]+\w+[^;\n]*$|namespace(?:[ \t]+\w+)?[ \t]*\{|template[ \t]*<"
+                       rb"|(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b)", re.MULTILINE)
+_SNIFF_BYTES = 1 << 16
+
+
+def language_for_file(path: str | PurePath, data: bytes, language: str | None = None) -> str | None:
+    """The language of a file by its extension (or ``language``, that of its
+    extension), and for a C header by what it holds: a ``.h`` that declares classes,
+    namespaces or templates is C++ (``tinyxml2.h``), read by the C++ grammar."""
+    language = language or language_for_path(path)
+    if language == "c" and PurePath(path).suffix.lower() == ".h" and _CPP_ONLY.search(data[:_SNIFF_BYTES]):
+        return "cpp"
+    return language
 
 
 def normalize_language(name: str) -> str:

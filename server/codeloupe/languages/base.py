@@ -112,6 +112,9 @@ class Language:
 
     # --- files and grammar ---------------------------------------------------------------
     name: str = ""  # our name, also the folder of its query under queries/
+    # a compiled bytes pattern whose group 1 is a macro the grammar cannot read where it
+    # stands, blanked before parsing (C++ `class TINYXML2_LIB StrPair {`: an export macro)
+    blanked_macros: Any = None
     grammar: str = ""  # the name tree-sitter-language-pack knows it by
     extensions: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()  # names people type for it (``--lang js``)

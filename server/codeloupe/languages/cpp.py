@@ -4,6 +4,7 @@ aliases, bare calls on ``this``."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .base import ImportContext, ModuleFacts
@@ -14,6 +15,8 @@ class Cpp(C):
     """C++."""
 
     name = grammar = "cpp"
+    blanked_macros = re.compile(
+        rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t\r\n]*(?:final\b[ \t\r\n]*)?[:{])")
     extensions = (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp")
     aliases = ("c++", "cxx")
     module_facts = ModuleFacts.DROP_PARAMETERS  # a prototype's parameters are no variables

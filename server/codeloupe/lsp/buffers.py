@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..buffer import DocTree, update
 from ..index import Index
-from ..languages import language_for_path
+from ..languages import language_for_file, language_for_path
 from ..model import FileExtraction
 from ..safeio import read_repo_file
 from ..workspace import FileModel, Folder, Snapshot
@@ -61,6 +61,7 @@ def schedule(ls: CodeloupeServer, uri: str) -> None:
     language = language_for_path(rel)
     if language is None:
         return
+    language = language_for_file(rel, text[:1 << 16].encode("utf-8", "surrogatepass"), language) or language
     if _over_limit(text, ls.options.max_file_bytes):
         _set_aside(ls, folder, uri, rel, text)
         return
