@@ -474,6 +474,11 @@ def test_a_call_on_self_also_runs_the_overrides_in_subclasses() -> None:
         (f"{PYC}::Cache.popitem", "self"), (f"{PYC}::LRUCache.popitem", "subclass"),
         (f"{PYC}::TimedLRUCache.popitem", "subclass")}
     assert all(e.confidence >= DEFAULT_MIN_CONFIDENCE and not e.ambiguous for e in edges)
+    # a method the class does not define: each subclass's runs, none of them a guess
+    got, edges = targets(load("python"), PYC, "TimedCache.touch", "expire", 39)
+    assert got == {f"{PYC}::TTLCache.expire", f"{PYC}::TLRUCache.expire"}
+    assert all(e.reason == "subclass" and e.confidence >= DEFAULT_MIN_CONFIDENCE and not e.ambiguous
+               for e in edges)
 
 
 def test_unknown_receivers_keep_every_candidate_marked() -> None:

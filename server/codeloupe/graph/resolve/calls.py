@@ -231,15 +231,14 @@ class Calls(Narrowing):
                 seen = {t.target for t in targets}
                 overrides = [s for s in self._subclass_members(cls.id, name, every=True)
                              if s.id not in seen and s.kind in FUNCTION_KINDS]
-                for s in overrides:  # each may run (by the instance's class): none is a guess
-                    targets = [*targets, *self._targets([s], SUBCLASS)]
+                targets = [*targets, *(t for s in overrides for t in self._targets([s], SUBCLASS))]
             return targets, False
         assigned = self._assigned_functions(cls.id, name)
         if assigned:
             return self._targets(assigned, SELF), False
-        subs = self._subclass_members(cls.id, name)
-        if subs:
-            return self._targets(subs, SUBCLASS), False
+        subs = self._subclass_members(cls.id, name, every=True)
+        if subs:  # each may run (by the instance's class): none is a guess
+            return [t for s in subs for t in self._targets([s], SUBCLASS)], False
         return [], external
 
     def _bare_call(self, path: str, caller: str, name: str, lang: Language) -> Targets:

@@ -32,3 +32,18 @@ class TimedLRUCache(LRUCache):
 class Unrelated:
     def popitem(self):  # the trap: not a subclass of Cache
         return None
+
+
+class TimedCache(Cache):
+    def touch(self):
+        self.expire()  # defined by each subclass only
+
+
+class TTLCache(TimedCache):
+    def expire(self):
+        pass
+
+
+class TLRUCache(TimedCache):
+    def expire(self):
+        pass
