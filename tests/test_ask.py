@@ -488,14 +488,16 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch,
                                        caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setenv("CODELOUPE_LLM_MAX_TOKENS", "512")
     monkeypatch.setenv("CODELOUPE_LLM_DEADLINE_S", "90")
+    monkeypatch.setenv("CODELOUPE_LLM_TIMEOUT_S", "120")
     s = Settings.from_env()
-    assert (s.llm_max_tokens, s.llm_deadline_s) == (512, 90.0)
+    assert (s.llm_max_tokens, s.llm_deadline_s, s.llm_timeout_s) == (512, 90.0, 120.0)
     config = A.llm_config(settings("http://127.0.0.1:1/v1", llm_max_tokens=7, llm_deadline_s=9))
     assert config is not None and (config.max_tokens, config.deadline_s) == (7, 9)
     monkeypatch.setenv("CODELOUPE_LLM_MAX_TOKENS", "lots")
     monkeypatch.setenv("CODELOUPE_LLM_DEADLINE_S", "0")
+    monkeypatch.setenv("CODELOUPE_LLM_TIMEOUT_S", "soon")
     s = Settings.from_env()
-    assert (s.llm_max_tokens, s.llm_deadline_s) == (2048, 300.0)  # bad values: the defaults
+    assert (s.llm_max_tokens, s.llm_deadline_s, s.llm_timeout_s) == (2048, 300.0, 60.0)  # bad values: the defaults
     assert "CODELOUPE_LLM_MAX_TOKENS must be an integer of at least 1, got 'lots'" in caplog.text
     assert "CODELOUPE_LLM_DEADLINE_S must be a number of at least 1, got '0'" in caplog.text
 
@@ -564,7 +566,9 @@ def test_cli_ask_checks_the_endpoint_before_updating_the_index(tmp_path: Path,
 
 def test_cli_ctrl_c_stops_the_answer_at_once(indexed: Index, llm: LLMServer) -> None:
     llm.script(Reply(stall_after=5))  # five words, then silence: the CLI waits in a read
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LANCE_LOG": "error"}
+    # (its wait for the next bytes longer than anything a loaded machine makes of the
+    # test's own steps: the interrupt, not that wait, must end it)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LANCE_LOG": "error", "CODELOUPE_LLM_TIMEOUT_S": "3600"}
     env.pop("CODELOUPE_LLM_API_KEY", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "codeloupe", "ask", "--root", str(indexed.root), "-q",

@@ -88,6 +88,9 @@ class Settings:
         deadline = _env_number("CODELOUPE_LLM_DEADLINE_S", float, 1)
         if deadline is not None:
             s.llm_deadline_s = float(deadline)
+        timeout = _env_number("CODELOUPE_LLM_TIMEOUT_S", float, 1)
+        if timeout is not None:
+            s.llm_timeout_s = float(timeout)
         max_tokens = _env_number("CODELOUPE_LLM_MAX_TOKENS", int, 1)
         if max_tokens is not None:
             s.llm_max_tokens = int(max_tokens)
