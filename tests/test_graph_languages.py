@@ -49,6 +49,7 @@ PT = "app/net/transport.py"
 RS, RSM, RSB, RSP = "src/net/transport.rs", "src/mail.rs", "src/buf.rs", "src/pool.rs"
 RSC = "src/conn.rs"
 PYC = "app/store/caches.py"
+CF = "util/format.cpp"
 CH, CC, CM = "net/transport.hpp", "net/transport.cpp", "app/mail.cpp"
 CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
@@ -348,6 +349,19 @@ CASES = {
         (RSC, "connect_all", "is_some", 50, None, None),
     ],
     "cpp": [
+        # overloads: the one the arguments fit, by count and by the types of literals and
+        # of declared names; a function over a template as good; none told apart: every one
+        (CF, "util.Format", "ToStr", 20, {f"{CF}::util.ToStr"}, "local"),
+        (CF, "util.Format", "ToStr", 21, {f"{CF}::util.ToStr#2"}, "local"),
+        (CF, "util.Format", "ToStr", 22, {f"{CF}::util.ToStr#3"}, "local"),
+        (CF, "util.Format", "ToStr", 23, {f"{CF}::util.ToStr#4"}, "local"),
+        (CF, "util.Format", "PushText", 24, {f"{CF}::util.PushText"}, "local"),
+        (CF, "util.Format", "PushText", 25, {f"{CF}::util.PushText#2"}, "local"),
+        (CF, "util.Format", "Check", 26, {f"{CF}::util.Check"}, "local"),
+        (CF, "util.Format", "Check", 27, {f"{CF}::util.Check#2"}, "local"),
+        (CF, "util.Format", "Check", 28, {f"{CF}::util.Check#2"}, "local"),
+        (CF, "util.Format", "Check", 29, {f"{CF}::util.Check", f"{CF}::util.Check#2", f"{CF}::util.Check#3"},
+         "local"),
         # methods defined out of line (`int Transport::send()` in transport.cpp) belong
         # to the class of the header: a bare call is a call on `this`
         (CC, "net.Transport.send", "write", 8, {f"{CC}::net.Transport.write"}, "self"),

@@ -42,6 +42,7 @@ class Seen(StrEnum):
     RETURNED = "rv"  # what a function returns
     PARAMS = "p"  # the arguments a function takes
     PACKAGE = "pkg"  # the package the file declares
+    PARAM_TYPES = "pt"  # the types of a function's parameters
     HEAD = "head"  # the file defines in a namespace starting so (a namespaced language)
 
 
@@ -260,6 +261,8 @@ class SymbolIndex:
             out[deps.short_name(fid)].add((Seen.RETURNED, fid, tuple(texts)))
         for fid, bounds in facts.params.items():
             out[deps.short_name(fid)].add((Seen.PARAMS, fid, bounds))
+        for fid, types in facts.ptypes.items():
+            out[deps.short_name(fid)].add((Seen.PARAM_TYPES, fid, types))
         if facts.package:
             out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
 

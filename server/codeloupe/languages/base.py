@@ -144,6 +144,16 @@ class Language:
     arity_opaque_parents: frozenset[str] = frozenset()
     argument_list_nodes: frozenset[str] = frozenset()
     spread_argument_nodes: frozenset[str] = frozenset()
+    # C++: the parameter list sits in the definition's declarator (``declarator_field``,
+    # followed through pointer / reference declarators); a `...` token makes it variadic
+    declarator_field = ""
+    variadic_tokens: frozenset[str] = frozenset()
+    # overloads: functions of one name told apart by their parameter types. A call goes
+    # to those its arguments fit (``resolve.narrow``): each parameter's type is a fact
+    # (``ptypes``), and each argument's type as far as the call shows it (a literal's
+    # node type in ``argument_literals``, a name: its declared type)
+    overloads = False
+    argument_literals: dict[str, str] = {}
     # Rust macros (``extract.macros``): an invocation node's call is of the macro `name!`,
     # and the calls in its token trees (this node type) are read from their tokens
     macro_invocation_node = ""

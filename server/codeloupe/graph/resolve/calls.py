@@ -59,10 +59,12 @@ class Calls(Narrowing):
         return self._root(site_key(site), self._resolve_targets)
 
     def _resolve_targets(self, path: str, caller: str, name: str, receiver: str,
-                         args: int) -> tuple[tuple[Target, ...], bool]:
+                         args: int, argtypes: str) -> tuple[tuple[Target, ...], bool]:
         self._record(name)  # a definition of this name anywhere may change the answer
         targets, external = self._resolve(path, caller, name, receiver)
         targets = targets if isinstance(targets, tuple) else tuple(targets)
+        if len(targets) > 1 and self.language_of(path).overloads:
+            targets = self._overloaded(targets, path, caller, args, argtypes)
         if targets and targets[0].reason in (NAME, UNIQUE):  # by name: narrowed by evidence
             targets = self._narrowed(targets, path, caller, name, receiver, args)
         return targets, external

@@ -273,6 +273,11 @@ class Reads:
         self._record(short_name(f.id))
         return self._idx_facts.get(f.path, _NO_FACTS).returned.get(f.id, _NONE)
 
+    def param_types_of(self, f: SymbolInfo) -> tuple[str, ...] | None:
+        """The types of a function's parameters (where the language overloads)."""
+        self._record(short_name(f.id))
+        return self._idx_facts.get(f.path, _NO_FACTS).ptypes.get(f.id)
+
     def params_of(self, f: SymbolInfo) -> tuple[int, int] | None:
         """(least, most) arguments a function takes (most -1: any); None unknown."""
         self._record(short_name(f.id))
