@@ -198,6 +198,9 @@ class Language:
     # a method's, never a plain function's of the same name
     package_functions_imported = False
     type_aliases_as_variables = False  # `Link = Transport` (Ruby), `using Link = T;` (C++)
+    # a function's type parameter is its bound (an `assign` fact of the function): Rust
+    # `fn f<V: Vector<u64>>(v: &mut V)`, `where V: Vector<u64>`
+    bounded_type_parameters = False
     # JS objects and prototypes: `app.set = function () {}` / `View.prototype.render = ...`
     # at a file's top level make `set` a member of `app` (``extract.expando``), with
     # these tree-sitter node types and names
@@ -269,6 +272,11 @@ class Language:
         """The qualified name of a file's module unit: its path, unless the language
         names modules otherwise."""
         return path
+
+    def sees(self, path: str, target_path: str) -> bool:
+        """Can code in file ``path`` call a definition of file ``target_path``? Default:
+        yes (every file of the repository is one program)."""
+        return True
 
     def import_binding(self, name: str) -> str:
         """The name an import binds, from the text of its ``@name`` capture."""
