@@ -494,7 +494,7 @@ def test_a_call_on_self_also_runs_the_overrides_in_subclasses() -> None:
                for e in edges)
 
 
-def test_a_call_through_a_trait_runs_every_implementation() -> None:
+def test_a_call_through_an_interface_runs_every_implementation() -> None:
     """`s: &dyn Sender`: the trait's method, and each implementation's (interface
     dispatch) in the default view; `fn f<S: Sender>(s: &S)`: S is its bound."""
     g = load("rust")
@@ -507,6 +507,10 @@ def test_a_call_through_a_trait_runs_every_implementation() -> None:
     _, edges = targets(load("typescript"), TSS, "Session.load", "now", 45)
     assert {(e.target, str(e.reason)) for e in edges} == {
         (f"{TSS}::Clock.now", "type"), (f"{TSS}::SystemClock.now", "subclass"), (f"{TSS}::FakeClock.now", "subclass")}
+    # Go: the types whose methods include the interface's (half lacks Name: not one)
+    _, edges = targets(load("go"), "srv/middleware.go", "chain.apply", "Middleware", 25)
+    assert {(e.target, str(e.reason)) for e in edges} == {
+        ("srv/middleware.go::middleware.Middleware", "type"), ("srv/middleware.go::logging.Middleware", "subclass")}
     for line in (43, 44, 48):
         got, edges = targets(g, RSM, "generic" if line < 48 else "bounded", "send", line)
         assert got == {f"{RS}::Sender.send", f"{RS}::Transport.send", f"{RS}::RetryingTransport.send"}, line

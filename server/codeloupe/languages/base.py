@@ -201,6 +201,8 @@ class Language:
     # a function's type parameter is its bound (an `assign` fact of the function): Rust
     # `fn f<V: Vector<u64>>(v: &mut V)`, `where V: Vector<u64>`
     bounded_type_parameters = False
+    # a type implements an interface by having its methods, named nowhere (Go)
+    structural_interfaces = False
     # JS objects and prototypes: `app.set = function () {}` / `View.prototype.render = ...`
     # at a file's top level make `set` a member of `app` (``extract.expando``), with
     # these tree-sitter node types and names

@@ -220,9 +220,26 @@ class Calls(Narrowing):
             iface = self.symbol(cid)
             if iface is None or iface.kind not in _INTERFACE_KINDS:
                 continue
-            out.extend(m for m in self._subclass_members(cid, name, every=True)
-                       if m not in found and m not in out and m.kind in FUNCTION_KINDS)
+            members = self._method_set_members(iface, name) if rules(iface.language).structural_interfaces \
+                else self._subclass_members(cid, name, every=True)
+            out.extend(m for m in members if m not in found and m not in out and m.kind in FUNCTION_KINDS)
         return out
+
+    def _method_set_members(self, iface: SymbolInfo, name: str) -> list[SymbolInfo]:
+        """Go: ``name`` of the types whose methods include every method the interface
+        declares (a method's type: its qualified name's head, in its folder)."""
+        wanted = self.member_names(iface.id)
+        if not wanted or name not in wanted:
+            return []
+        types: set[tuple[str, str]] | None = None
+        for method in wanted:
+            having = {(_folder(m.path), m.qualified_name.rsplit(".", 1)[0]) for m in self.named(method)
+                      if m.kind == "method" and m.parent != iface.id and "." in m.qualified_name}
+            types = having if types is None else types & having
+            if not types:
+                return []
+        return [m for m in self.named(name) if m.kind == "method" and m.parent != iface.id
+                and (_folder(m.path), m.qualified_name.rsplit(".", 1)[0]) in (types or ())]
 
     def _implementations(self, iface: SymbolInfo) -> list[SymbolInfo]:
         """The classes (not interfaces) deriving from an interface, through interfaces
@@ -441,3 +458,7 @@ class Calls(Narrowing):
 def _private(name: str, prefix: str) -> bool:
     """A name the language keeps to its class (Python's mangled ``__m``, not ``__m__``)."""
     return bool(prefix) and name.startswith(prefix) and not name.endswith(prefix)
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""

@@ -24,6 +24,7 @@ from ..deps import (
     imports_key,
     include_key,
     local_key,
+    members_key,
     module_key,
     namespace_key,
     short_name,
@@ -205,6 +206,11 @@ class Reads:
             if len({p.rsplit("/", 1)[0] if "/" in p else "" for p in declared}) == 1:
                 out.extend(declared)
         return sorted(out)
+
+    def member_names(self, owner_id: str) -> list[str]:
+        """The names of the members an interface declares, sorted."""
+        self._record(members_key(owner_id))
+        return sorted(self._idx_children.get(owner_id, _NO_NAMES))
 
     def namespace_defined(self, head: str) -> bool:
         """Does any file of a namespaced language define something in a namespace whose
