@@ -88,3 +88,22 @@ def test_a_vendor_namespace_that_comes_into_the_repository_re_resolves_its_users
         assert _snapshot(g) == _snapshot(_scratch(files))
         rewinds = {e.target for s in g.sites[PHP_RELAY] if s.name == "rewind" for e in g.site_edges[s]}
         assert bool(rewinds) == (new is not None), rewinds
+
+
+def test_a_type_that_gains_the_interface_s_methods_becomes_an_implementation() -> None:
+    """Go: `half` has Middleware but not Name; given Name it implements the interface,
+    and the interface given a third method it no longer does: each time the graph a
+    build from scratch gives (the interface's method names are a recorded read)."""
+    root = DATA / "go"
+    files = {f.relative_to(root).as_posix(): f.read_text() for f in sorted(root.rglob("*.go"))}
+    g = _scratch(files)
+    rel = "srv/middleware.go"
+    original = files[rel]
+    gains = original.replace("type chain struct", 'func (x *half) Name() string { return "half" }\n\ntype chain struct')
+    narrower = gains.replace("\tName() string\n", "\tName() string\n\tClose()\n")
+    for text, half in ((gains, True), (narrower, False), (original, False)):
+        files[rel] = text
+        g.replace_file(rel, *_file_rows(rel, text))
+        assert _snapshot(g) == _snapshot(_scratch(files))
+        called = {e.target for s in g.sites[rel] if s.name == "Middleware" for e in g.site_edges[s]}
+        assert (f"{rel}::half.Middleware" in called) == half, called

@@ -197,3 +197,13 @@
   (#any-of? @_method "for_each" "map" "filter" "any" "all" "find" "position" "flat_map" "filter_map"
                      "take_while" "skip_while" "inspect" "max_by_key" "min_by_key" "find_map"
                      "partition" "retain" "sort_by_key")) @reference.elem
+
+; `fn f<V: Vector<u64>>(...)` / `where V: Vector<u64>`: the type parameter stands for
+; its (first) bound in the function (a type, read by the resolver as an alias)
+(type_parameter
+  name: (type_identifier) @name
+  bounds: (trait_bounds . (_) @source)) @reference.assign
+
+(where_predicate
+  left: (type_identifier) @name
+  bounds: (trait_bounds . (_) @source)) @reference.assign

@@ -22,10 +22,14 @@ SYMBOL_KINDS = CONTAINER_KINDS | FUNCTION_KINDS | {"type"}
 # variable bound to the second item of each element: `for k, v in d.items()`), "params" (the arguments a function takes: `source` is
 # "<least> <most>", most -1 for any number; extract.arity), "package" (the package a file declares:
 # Go's `package mux`), "unwrap" (a variable bound to the value a wrapper holds: Rust
-# `if let Some(x) = e`). They carry line 0 (no position in the file) and the enclosing symbol
+# `if let Some(x) = e`), "ptypes" (a C++ function's parameter types; extract.arity). They carry line 0 (no position in the file) and the enclosing symbol
 # they belong to; "base" (a base class) is a use and keeps its position.
+# between the types of a call's arguments in its ``source``, of a function's
+# parameters in its "ptypes" fact (extract.arity)
+TYPE_SEP = "\x1f"
+TEMPLATE_TYPE = "<T>"  # a template's own type parameter among a function's parameter types
 FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second",
-                        "params", "package", "unwrap"})
+                        "params", "package", "unwrap", "ptypes"})
 
 
 @dataclass(slots=True)

@@ -58,7 +58,9 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 9: Rust `for x in e` (elem) and `if let Some(x) = e` / `while let` (unwrap) facts.
 # 10: a `.h` that declares classes, namespaces or templates is C++; C++ export macros
 #     between `class` and its name (`class TINYXML2_LIB StrPair {`) are blanked.
-EXTRACT_VERSION = 10
+# 11: C++ arity and overloads: `params` and `ptypes` facts, argument types in a call's source.
+# 12: Rust type parameters' bounds (`<V: Vector>`, `where V: Vector`) as assign facts.
+EXTRACT_VERSION = 12
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

@@ -7,6 +7,12 @@ A definition's range is a ``params`` fact: ``source`` is ``"<least> <most>"``, t
 most ``-1`` when it takes any number (``*args``, ``...T``); a method's first
 parameter naming the instance (``self``) is not counted. A call's count goes in
 its reference's ``source`` (``"2"``), left empty when unknown (a spread argument).
+
+Where the language overloads (C++), a definition's parameter types are a ``ptypes``
+fact (``source``: the types joined by ``TYPE_SEP``, a template's own parameter as
+``model.TEMPLATE_TYPE``), and a call's ``source`` carries each argument's type after its count
+(``"2\x1fchar*\x1f=v"``): a literal's, ``=name`` for a name (``=name*`` for its
+address), empty when the call does not show it.
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..languages import Language
-from ..model import Reference, Symbol
+from ..languages.common import normal_type
+from ..model import TEMPLATE_TYPE, TYPE_SEP, Reference, Symbol
 from .captures import Def
 
 UNBOUNDED = -1
 _CALL_DEPTH = 3  # levels above a call's name searched for the call node
+_TYPE_LIMIT = 60  # characters of a parameter's type kept
+_DECLARATOR_DEPTH = 6  # pointer / reference declarators followed to the parameter list
 
 
 def param_facts(path: str, lang: Language, real: list[Def]) -> list[Reference]:
@@ -26,9 +35,10 @@ def param_facts(path: str, lang: Language, real: list[Def]) -> list[Reference]:
     if not lang.parameters_field:
         return []
     out: list[Reference] = []
+    kinds = ("function", "method", "constructor") if lang.overloads else ("function", "method")
     for d in real:
         sym: Symbol | None = d.symbol
-        if sym is None or sym.kind not in ("function", "method"):
+        if sym is None or sym.kind not in kinds:
             continue
         found = parameter_range(d.node, lang, sym.kind == "method")
         if found is None:
@@ -36,7 +46,68 @@ def param_facts(path: str, lang: Language, real: list[Def]) -> list[Reference]:
         least, most = found
         out.append(Reference(path=path, kind="params", name=sym.name, receiver="", line=0, col=0,
                              enclosing=sym.id, source=f"{least} {most}"))
+        types = parameter_types(d.node, lang) if lang.overloads else None
+        if types:
+            out.append(Reference(path=path, kind="ptypes", name=sym.name, receiver="", line=0, col=0,
+                                 enclosing=sym.id, source=TYPE_SEP.join(types)))
     return out
+
+
+def _parameter_list(node: Node, lang: Language) -> Node | None:
+    """A definition's parameter list: its ``parameters_field``, or (C++) that of its
+    declarator, through pointer and reference declarators."""
+    params = node.child_by_field_name(lang.parameters_field)
+    d = node
+    for _ in range(_DECLARATOR_DEPTH):
+        if params is not None or not lang.declarator_field:
+            break
+        d = d.child_by_field_name(lang.declarator_field) or next(
+            (c for c in d.named_children if c.type.endswith("declarator")), None)
+        if d is None:
+            return None
+        params = d.child_by_field_name(lang.parameters_field)
+    return params
+
+
+def parameter_types(node: Node, lang: Language) -> list[str] | None:
+    """The type of each parameter of a definition as written, without its qualifiers
+    (``const char* s`` → ``char*``); a template's own type parameter is ``TEMPLATE_TYPE``.
+    None when a parameter shows no type."""
+    params = _parameter_list(node, lang)
+    if params is None:
+        return None
+    own = _template_names(node)
+    out: list[str] = []
+    for p in params.named_children:
+        if p.type in lang.skipped_parameter_nodes or p.type in lang.variadic_parameter_nodes:
+            continue
+        t = p.child_by_field_name("type")
+        if t is None or t.text is None:
+            return None
+        text = t.text.decode("utf-8", "replace")
+        d = p.child_by_field_name("declarator")
+        for _ in range(_DECLARATOR_DEPTH):  # `char* s`, `int& n`, `const char** out`
+            if d is None or not d.type.endswith("declarator"):
+                break
+            text += "*" if d.type.startswith("pointer") else "&" if d.type.startswith("reference") else ""
+            d = d.child_by_field_name("declarator") or next(
+                (c for c in d.named_children if c.type.endswith("declarator")), None)
+        out.append(TEMPLATE_TYPE if text in own else normal_type(text)[:_TYPE_LIMIT])
+    return out
+
+
+def _template_names(node: Node) -> frozenset[str]:
+    """The type parameters of the template a definition is (``template<class T>``)."""
+    parent = node.parent
+    if parent is None or parent.type != "template_declaration":
+        return frozenset()
+    params = parent.child_by_field_name("parameters")
+    names = set()
+    for p in params.named_children if params is not None else ():
+        for c in p.named_children:
+            if c.type == "type_identifier" and c.text is not None:
+                names.add(c.text.decode("utf-8", "replace"))
+    return frozenset(names)
 
 
 def parameter_range(node: Node, lang: Language, method: bool) -> tuple[int, int] | None:
@@ -44,11 +115,11 @@ def parameter_range(node: Node, lang: Language, method: bool) -> tuple[int, int]
     None when unknown (no parameter list, a decorated definition)."""
     if node.parent is not None and node.parent.type in lang.arity_opaque_parents:
         return None
-    params = node.child_by_field_name(lang.parameters_field)
+    params = _parameter_list(node, lang)
     if params is None:
         return None
     least = most = 0
-    variadic = False
+    variadic = any(c.type in lang.variadic_tokens for c in params.children) if lang.variadic_tokens else False
     first = True
     for p in params.named_children:
         if p.type in lang.skipped_parameter_nodes:
@@ -89,11 +160,35 @@ def call_arity(name_node: Node, lang: Language) -> str:
             if args.start_byte <= name_node.start_byte < args.end_byte or args.type not in lang.argument_list_nodes:
                 return ""
             count = 0
+            types: list[str] = []
             for a in args.named_children:
                 if a.type in lang.spread_argument_nodes:
                     return ""
                 if a.type not in lang.skipped_parameter_nodes:
                     count += 1
-            return str(count)
+                    if lang.overloads:
+                        types.append(_argument_type(a, lang))
+            return str(count) + "".join(TYPE_SEP + t for t in types)
         node = node.parent
+    return ""
+
+
+def _argument_type(a: Node, lang: Language) -> str:
+    """What a call shows of an argument's type: a literal's (``1.5`` → ``double``),
+    ``=name`` for a name and ``=name*`` for its address (the resolver reads its
+    declared type), else ""."""
+    text = a.text.decode("utf-8", "replace") if a.text is not None else ""
+    literal = lang.argument_literals.get(a.type)
+    if literal == "number":
+        t = text.lower().rstrip("ul")
+        if t.startswith("0x") or not any(c in t for c in ".e"):
+            return "int"
+        return "float" if t.endswith("f") else "double"
+    if literal is not None:
+        return literal
+    if a.type == "identifier":
+        return "=" + text
+    if a.type == "pointer_expression" and text.startswith("&"):  # C++ `&value`
+        inner = text[1:].strip()
+        return f"={inner}*" if inner.isidentifier() else ""
     return ""

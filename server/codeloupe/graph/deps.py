@@ -19,6 +19,7 @@ NAMESPACE_PREFIX = "ns:"  # + a path: the namespaces that file sees
 INCLUDE_PREFIX = "inc:"  # + a path: the files that file includes
 IMPORTS_PREFIX = "imp:"  # + a path: every import of that file (narrowing by imports)
 HEAD_PREFIX = "head:"  # + the first part of a namespace: whether the repository defines in it
+MEMBERS_PREFIX = "members:"  # + an interface's id: the names of its methods
 
 
 def module_key(tail: str) -> str:
@@ -49,6 +50,11 @@ def imports_key(path: str) -> str:
 def head_key(head: str) -> str:
     """Whether any file defines something in a namespace starting with ``head``."""
     return HEAD_PREFIX + head
+
+
+def members_key(owner: str) -> str:
+    """The names of the methods an interface declares (Go: its method set)."""
+    return MEMBERS_PREFIX + owner
 
 
 def local_key(scope: str, name: str) -> str:

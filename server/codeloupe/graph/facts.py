@@ -9,10 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..languages import NO_TYPE, SELF_RECEIVERS, Language
+from ..model import TYPE_SEP
 from .model import CLASS_KINDS, AttrFact, CallSite, Fact, FactForm, SymbolInfo, TypeRef
 
 # a reference row: the fields of codeloupe.model.Reference, by name
 RefRow = dict
+_ARGTYPES_LIMIT = 400  # characters of a call's argument types kept
 # the fact form of each variable fact kind but "typed"
 _VARIABLE_FORMS = {"assign": FactForm.ASSIGNED, "elem": FactForm.ELEMENTS, "item": FactForm.ITEM,
                    "keyed": FactForm.KEYED, "second": FactForm.SECOND, "unwrap": FactForm.UNWRAPPED}
@@ -32,15 +34,17 @@ class FileFacts:
     returns: dict[str, str] = field(default_factory=dict)  # function id → declared return type
     returned: dict[str, list[str]] = field(default_factory=dict)  # function id → returned expressions
     params: dict[str, tuple[int, int]] = field(default_factory=dict)  # function id → (least, most) arguments
+    ptypes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # function id → parameter types
     type_refs: list[TypeRef] = field(default_factory=list)
     package: str = ""  # the package the file declares (Go), "" for none
 
 
 def call_site(r: RefRow) -> CallSite:
-    """The call site of a ``call`` reference row (its ``source``: the argument count)."""
-    args = r.get("source") or ""
+    """The call site of a ``call`` reference row (its ``source``: the argument count,
+    then where functions overload each argument's type: ``extract.arity``)."""
+    args, _, types = (r.get("source") or "").partition(TYPE_SEP)
     return CallSite(r["path"], r["line"], r["col"], r["name"], r["receiver"] or "", r["enclosing"],
-                    int(args) if args.isdigit() and len(args) < 4 else -1)
+                    int(args) if args.isdigit() and len(args) < 4 else -1, types[:_ARGTYPES_LIMIT])
 
 
 def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
@@ -97,6 +101,8 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
             facts.returned.setdefault(r["enclosing"], []).append(r["name"])
         elif kind == "package":
             facts.package = r["name"]
+        elif kind == "ptypes":
+            facts.ptypes[r["enclosing"]] = tuple((r["source"] or "").split(TYPE_SEP))
         elif kind == "params":
             bounds = _params(r["source"] or "")
             if bounds is not None:

@@ -42,7 +42,9 @@ class Seen(StrEnum):
     RETURNED = "rv"  # what a function returns
     PARAMS = "p"  # the arguments a function takes
     PACKAGE = "pkg"  # the package the file declares
+    PARAM_TYPES = "pt"  # the types of a function's parameters
     HEAD = "head"  # the file defines in a namespace starting so (a namespaced language)
+    MEMBER = "m"  # a method an interface declares
 
 
 class SymbolIndex:
@@ -217,6 +219,8 @@ class SymbolIndex:
                 out[deps.module_key(_folder(path).rsplit("/", 1)[-1])].add((Seen.FILE, path))  # a Go package
                 continue
             out[s.name].add((Seen.SYMBOL, s.id, s.kind, s.parent, s.qualified_name))
+            if s.parent is not None and (owner := self.symbols.get(s.parent)) is not None and owner.kind == "interface":
+                out[deps.members_key(s.parent)].add((Seen.MEMBER, s.name))
             if s.kind in CALLABLE_KINDS and "." in s.qualified_name and rules(s.language).namespaced:
                 out[deps.head_key(s.qualified_name.split(".", 1)[0])].add((Seen.HEAD, path))
         facts = self.facts.get(path)
@@ -260,6 +264,8 @@ class SymbolIndex:
             out[deps.short_name(fid)].add((Seen.RETURNED, fid, tuple(texts)))
         for fid, bounds in facts.params.items():
             out[deps.short_name(fid)].add((Seen.PARAMS, fid, bounds))
+        for fid, types in facts.ptypes.items():
+            out[deps.short_name(fid)].add((Seen.PARAM_TYPES, fid, types))
         if facts.package:
             out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
 

@@ -14,7 +14,7 @@ from .model import CallSite
 class Lookup(StrEnum):
     """What a remembered entry is the result of; the first part of its key."""
 
-    SITE = "site"  # (path, caller, name, receiver, args): a call site's targets
+    SITE = "site"  # (path, caller, name, receiver, args, argtypes): a call site's targets
     MRO = "mro"  # (class id): the class and its bases in lookup order
     IMPORT = "imp"  # (path, bound): what an import binding holds
     TYPE = "type"  # (path, scope, type name): the instances a type names
@@ -30,7 +30,7 @@ class Lookup(StrEnum):
 def site_key(site: CallSite) -> tuple:
     """The memo key of a call site's resolution (``resolve.calls``): sites alike (same
     caller, name, receiver, argument count) share it, wherever they are."""
-    return (Lookup.SITE, site.path, site.caller, site.name, site.receiver, site.args)
+    return (Lookup.SITE, site.path, site.caller, site.name, site.receiver, site.args, site.argtypes)
 
 
 # a remembered result and the keys it read

@@ -80,6 +80,7 @@ class CallSite(NamedTuple):  # a tuple: hashed in C (sites key several indexes)
     receiver: str
     caller: str  # id of the enclosing symbol
     args: int = -1  # the number of arguments passed, -1 unknown (extract.arity)
+    argtypes: str = ""  # where functions overload: each argument's type as shown (extract.arity)
 
 
 class Target(NamedTuple):

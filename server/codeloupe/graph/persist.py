@@ -33,7 +33,8 @@ for the nullable ones). Flags are 0/1.
   (file scope name form text), ``attrs`` (file cls name form text scope), ``returns``
   (file fn text), ``returned`` (file fn text), ``params`` (file fn least most),
   ``type_refs`` (file line col name receiver enclosing kind), ``package`` (file name: the
-  package it declares); ``file`` is an index into ``files``, ``form`` a
+  package it declares), ``ptypes`` (file fn types: its parameters' types joined by
+  ``model.TYPE_SEP``); ``file`` is an index into ``files``, ``form`` a
   ``FactForm`` value.
 - ``targets``: the distinct resolved targets, ``target reason confidence
   ambiguous detail`` (``reason``: a ``Reason`` value).
@@ -42,7 +43,7 @@ for the nullable ones). Flags are 0/1.
 - ``deps``: the distinct sets of dependency keys (``graph.deps``) resolutions read,
   as ``size`` and ``item`` (string indexes).
 - ``sites``: every call site, file by file in order: ``path line col name receiver
-  caller args``, its ``found`` tuple, ``external`` (known to call outside the
+  caller args argtypes``, its ``found`` tuple, ``external`` (known to call outside the
   repository) and the ``deps`` set its resolution read. Every site's resolution is
   remembered (sites alike share that entry and its keys): loading installs those
   entries in the memo again.
@@ -64,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..model import TYPE_SEP
 from ..userkey import user_secret
 from .edges import EdgeIndex
 from .facts import FileFacts
@@ -72,7 +74,8 @@ from .memo import Lookup, Memo, site_key
 from .model import AttrFact, CallSite, Fact, FactForm, Reason, SymbolInfo, Target, TypeRef
 
 # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
-# 5: every site remembered (no ``memo`` column), a file's declared package
+# 5: every site remembered (no ``memo`` column), a file's declared package, argument
+# and parameter types where functions overload
 FORMAT = 5
 MAGIC = "codeloupe-graph"
 _HEADER = b"codeloupe-graph/json "
@@ -94,8 +97,10 @@ _FACT_TABLES: dict[str, tuple[str, ...]] = {
     "params": ("file", "fn", "least", "most"),
     "type_refs": ("file", "line", "col", "name", "receiver", "enclosing", "kind"),
     "package": ("file", "name"),
+    "ptypes": ("file", "fn", "types"),
 }
-_SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "found", "external", "deps")
+_SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "argtypes", "found", "external",
+                "deps")
 
 
 class _Invalid(Exception):
@@ -232,6 +237,7 @@ class _Encoder:
                 cols["receiver"].append(s(site.receiver))
                 cols["caller"].append(s(site.caller))
                 cols["args"].append(site.args)
+                cols["argtypes"].append(s(site.argtypes))
                 cols["found"].append(self.found_index(found))
                 cols["external"].append(1 if site in external else 0)
                 cols["deps"].append(self.deps_index(entry[1]))
@@ -270,6 +276,8 @@ def _encode_facts(all_facts: dict[str, FileFacts], s: Any) -> dict[str, Any]:
                 row("returned", i, s(fn), s(text))
         for fn, (least, most) in facts.params.items():
             row("params", i, s(fn), least, most)
+        for fn, types in facts.ptypes.items():
+            row("ptypes", i, s(fn), s(TYPE_SEP.join(types)))
         for r in facts.type_refs:
             row("type_refs", i, r.line, r.col, s(r.name), s(r.receiver), s(r.enclosing), s(r.kind))
         if facts.package:
@@ -355,17 +363,18 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     rows = zip(
         map(text, _ints(st, "path", 0, n)), _ints(st, "line"), _ints(st, "col"),
         map(text, _ints(st, "name", 0, n)), map(text, _ints(st, "receiver", 0, n)),
-        map(text, _ints(st, "caller", 0, n)), _ints(st, "args", -1, 1000), _ints(st, "found", 0, len(founds)),
+        map(text, _ints(st, "caller", 0, n)), _ints(st, "args", -1, 1000), map(text, _ints(st, "argtypes", 0, n)),
+        _ints(st, "found", 0, len(founds)),
         _ints(st, "external", 0, 2), _ints(st, "deps", 0, len(depsets)),
         strict=True)
     shared: dict[tuple, tuple[int, int, int]] = {}  # memo key → its sites' (found, external, deps)
     sites, add, has, remember = edges.sites, edges.add, edges.has, memo.remember
-    for path, line, col, name, receiver, caller, args, f, ext, d in rows:
-        site = CallSite(path, line, col, name, receiver, caller, args)
+    for path, line, col, name, receiver, caller, args, argtypes, f, ext, d in rows:
+        site = CallSite(path, line, col, name, receiver, caller, args, argtypes)
         if has(site):
             raise _Invalid("a call site repeats")
         found = founds[f]
-        key = (_SITE, path, caller, name, receiver, args)
+        key = (_SITE, path, caller, name, receiver, args, argtypes)
         seen = shared.get(key)
         if seen is None:
             shared[key] = (f, ext, d)
@@ -417,6 +426,8 @@ def _decode_facts(index: SymbolIndex, ft: dict, text: Any, n: int) -> None:
         if least < 0 or most < -1 or 0 <= most < least:
             raise _Invalid("params")
         facts.params[fn] = (least, most)
+    for facts, fn, types in rows("ptypes", "fn", "types"):
+        facts.ptypes[fn] = tuple(types.split(TYPE_SEP))
     for facts, name in rows("package", "name"):
         facts.package = name
     by_file = dict(zip(map(id, files), paths, strict=True))

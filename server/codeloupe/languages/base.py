@@ -144,6 +144,16 @@ class Language:
     arity_opaque_parents: frozenset[str] = frozenset()
     argument_list_nodes: frozenset[str] = frozenset()
     spread_argument_nodes: frozenset[str] = frozenset()
+    # C++: the parameter list sits in the definition's declarator (``declarator_field``,
+    # followed through pointer / reference declarators); a `...` token makes it variadic
+    declarator_field = ""
+    variadic_tokens: frozenset[str] = frozenset()
+    # overloads: functions of one name told apart by their parameter types. A call goes
+    # to those its arguments fit (``resolve.narrow``): each parameter's type is a fact
+    # (``ptypes``), and each argument's type as far as the call shows it (a literal's
+    # node type in ``argument_literals``, a name: its declared type)
+    overloads = False
+    argument_literals: dict[str, str] = {}
     # Rust macros (``extract.macros``): an invocation node's call is of the macro `name!`,
     # and the calls in its token trees (this node type) are read from their tokens
     macro_invocation_node = ""
@@ -188,6 +198,11 @@ class Language:
     # a method's, never a plain function's of the same name
     package_functions_imported = False
     type_aliases_as_variables = False  # `Link = Transport` (Ruby), `using Link = T;` (C++)
+    # a function's type parameter is its bound (an `assign` fact of the function): Rust
+    # `fn f<V: Vector<u64>>(v: &mut V)`, `where V: Vector<u64>`
+    bounded_type_parameters = False
+    # a type implements an interface by having its methods, named nowhere (Go)
+    structural_interfaces = False
     # JS objects and prototypes: `app.set = function () {}` / `View.prototype.render = ...`
     # at a file's top level make `set` a member of `app` (``extract.expando``), with
     # these tree-sitter node types and names
@@ -259,6 +274,11 @@ class Language:
         """The qualified name of a file's module unit: its path, unless the language
         names modules otherwise."""
         return path
+
+    def sees(self, path: str, target_path: str) -> bool:
+        """Can code in file ``path`` call a definition of file ``target_path``? Default:
+        yes (every file of the repository is one program)."""
+        return True
 
     def import_binding(self, name: str) -> str:
         """The name an import binds, from the text of its ``@name`` capture."""

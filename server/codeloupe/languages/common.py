@@ -36,3 +36,22 @@ MAPPING_PAIRS_METHODS = frozenset({"items"})
 # (`this.parse = (a, b) => ...`, `x => ...`, `async function () {...}`, PHP `function () {}`):
 # a call of that attribute calls it.
 FUNCTION_EXPRESSION = re.compile(r"^(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")
+
+
+def normal_type(text: str) -> str:
+    """A type as written, compared: qualifiers and references dropped, spaces gone
+    (``const char *`` → ``char*``, ``std::string const&`` → ``std::string``)."""
+    words = [w for w in text.replace("*", " * ").replace("&", " ").split()
+             if w not in ("const", "volatile", "struct", "class", "enum", "typename")]
+    return "".join(words)
+
+
+# built-in arithmetic types as ``normal_type`` writes them (C, C++): a literal of one
+# converts to another, never to a pointer
+ARITHMETIC_TYPES = frozenset({
+    "bool", "char", "signedchar", "unsignedchar", "short", "unsignedshort", "int", "unsigned",
+    "unsignedint", "long", "unsignedlong", "longlong", "unsignedlonglong", "longint", "float",
+    "double", "longdouble", "size_t", "ssize_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t",
+    "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "wchar_t", "char16_t",
+    "char32_t",
+})

@@ -30,6 +30,17 @@ class Cpp(C):
     out_of_line_methods = True
     type_aliases_as_variables = True
     namespaced = True
+    parameters_field = "parameters"
+    declarator_field = "declarator"
+    optional_parameter_nodes = frozenset({"optional_parameter_declaration"})
+    variadic_parameter_nodes = frozenset({"variadic_parameter_declaration"})
+    variadic_tokens = frozenset({"..."})
+    skipped_parameter_nodes = frozenset({"comment"})
+    argument_list_nodes = frozenset({"argument_list"})
+    overloads = True
+    argument_literals = {"string_literal": "char*", "raw_string_literal": "char*", "concatenated_string": "char*",
+                         "char_literal": "char", "true": "bool", "false": "bool", "null": "nullptr",
+                         "nullptr": "nullptr", "number_literal": "number"}
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
                      original: str, depth: int) -> Any:

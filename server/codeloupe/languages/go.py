@@ -22,6 +22,7 @@ class Go(Language):
     extensions = (".go",)
     aliases = ("golang",)
     methods_apart = MethodsApart.SAME_FOLDER
+    structural_interfaces = True
     functions_as_methods = True  # `pkg.F()`
     package_functions_imported = True  # `c.F()` on a value is a method
     package_scope = PackageScope.DEFINITIONS

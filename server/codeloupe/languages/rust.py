@@ -16,6 +16,23 @@ module_path compile_error thread_local
 """.split())
 
 
+# folders whose files are crates of their own, each depending on the library (Cargo's
+# layout): `src/` never calls into them, nor one of them into another
+_OWN_CRATES = frozenset({"benches", "tests", "examples"})
+
+
+def _crate(path: str) -> tuple[str, bool] | None:
+    """The crate folder a file is in and whether it is one file's crate (``benches/a.rs``)
+    rather than a module the crates there share (``tests/common/mod.rs``); None in the
+    library."""
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in _OWN_CRATES:
+            folder = "/".join(parts[:i + 1])
+            return (f"{folder}/{parts[i + 1].removesuffix('.rs')}", True) if i + 2 == len(parts) else (folder, False)
+    return None
+
+
 class Rust(Language):
     """Rust."""
 
@@ -38,14 +55,29 @@ class Rust(Language):
         "BTreeMap", "BTreeSet", "VecDeque", "RefCell", "Cell", "Mutex", "RwLock",
         "String", "str", "char", "bool", "HashMap", "BinaryHeap", "LinkedList", "Cow", "Weak",
         "Path", "PathBuf", "OsStr", "OsString", "Duration", "Instant", "Formatter", "Ordering",
+        "MaybeUninit", "NonNull", "PhantomData", "ManuallyDrop", "Layout",
     })
 
+    bounded_type_parameters = True
     wrapper_types = frozenset({"Option", "Result"})
     unwrap_methods = frozenset({"unwrap", "expect", "unwrap_or", "unwrap_or_default", "unwrap_or_else",
                                 "unwrap_unchecked"})
     wrapper_same_methods = frozenset({"as_ref", "as_mut", "as_deref", "as_deref_mut", "clone", "cloned",
                                       "copied", "take", "ok", "or", "or_else", "map_err", "filter", "replace"})
     pointer_types = frozenset({"Box", "Rc", "Arc"})
+
+    def sees(self, path: str, target_path: str) -> bool:
+        """The library is seen from everywhere; a bench, test or example crate only from
+        itself (and a module its folder's crates share, from each of them)."""
+        target = _crate(target_path)
+        if target is None:
+            return True
+        caller = _crate(path)
+        if caller is None:
+            return False
+        if target[1]:
+            return caller[0] == target[0]
+        return caller[0] == target[0] or caller[0].startswith(target[0] + "/")
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
                      original: str, depth: int) -> Any:

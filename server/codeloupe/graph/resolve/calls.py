@@ -40,6 +40,7 @@ LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = (
     Reason.UNIQUE, Reason.NAME)
 SOLE = Reason.SOLE_IMPLEMENTATION
 BY_NAME = Lookup.NAME
+_INTERFACE_KINDS = frozenset({"interface", "trait"})
 # `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
 # plain function (``Language.package_functions_imported``)
 METHODS_ONLY = "methods"
@@ -59,13 +60,27 @@ class Calls(Narrowing):
         return self._root(site_key(site), self._resolve_targets)
 
     def _resolve_targets(self, path: str, caller: str, name: str, receiver: str,
-                         args: int) -> tuple[tuple[Target, ...], bool]:
+                         args: int, argtypes: str) -> tuple[tuple[Target, ...], bool]:
         self._record(name)  # a definition of this name anywhere may change the answer
         targets, external = self._resolve(path, caller, name, receiver)
         targets = targets if isinstance(targets, tuple) else tuple(targets)
+        lang = self.language_of(path)
+        if targets:
+            targets = self._seen(targets, path, lang)
+        if len(targets) > 1 and lang.overloads:
+            targets = self._overloaded(targets, path, caller, args, argtypes)
         if targets and targets[0].reason in (NAME, UNIQUE):  # by name: narrowed by evidence
             targets = self._narrowed(targets, path, caller, name, receiver, args)
         return targets, external
+
+    def _seen(self, targets: tuple[Target, ...], path: str, lang: Language) -> tuple[Target, ...]:
+        """The targets code in ``path`` can call (``Language.sees``: Rust's bench and test
+        crates); name matches share their confidence among those left."""
+        seen = tuple(t for t in targets if lang.sees(path, t.target.split("::", 1)[0]))
+        if len(seen) == len(targets) or not seen or seen[0].reason is not NAME:
+            return seen
+        conf = round(CONFIDENCE[NAME] / len(seen), 3) if len(seen) > 1 else CONFIDENCE[NAME]
+        return tuple(t._replace(confidence=conf, ambiguous=len(seen) > 1) for t in seen)
 
     def _resolve(self, path: str, caller: str, name: str, receiver: str) -> Targets:
         lang = self.language_of(path)
@@ -168,8 +183,11 @@ class Calls(Narrowing):
                 return self._targets(targets, SUPER), False
         if targets:
             found_targets = self._targets(targets, TYPE, ctor=True)
-            if kind is INSTANCE:
-                found_targets += self._targets(self._sole_implementations(ids, name, targets), SOLE)
+            sole = self._sole_implementations(ids, name, targets) if kind is INSTANCE else []
+            if sole:
+                found_targets += self._targets(sole, SOLE)
+            else:  # several implementations (or a trait's associated function): each may run
+                found_targets += [t for s in self._implemented(ids, name, targets) for t in self._targets([s], SUBCLASS)]
             return found_targets, False
         if external:
             return [], True
@@ -193,6 +211,35 @@ class Calls(Narrowing):
             members, _ = self._lookup(impls[0].id, name)
             out.extend(m for m in members if m not in found and m not in out and m.kind in FUNCTION_KINDS)
         return out
+
+    def _implemented(self, ids: tuple[str, ...], name: str, found: list[SymbolInfo]) -> list[SymbolInfo]:
+        """``name`` as the classes implementing these interfaces or traits define it,
+        every level (a call through the interface runs one of them)."""
+        out: list[SymbolInfo] = []
+        for cid in ids:
+            iface = self.symbol(cid)
+            if iface is None or iface.kind not in _INTERFACE_KINDS:
+                continue
+            members = self._method_set_members(iface, name) if rules(iface.language).structural_interfaces \
+                else self._subclass_members(cid, name, every=True)
+            out.extend(m for m in members if m not in found and m not in out and m.kind in FUNCTION_KINDS)
+        return out
+
+    def _method_set_members(self, iface: SymbolInfo, name: str) -> list[SymbolInfo]:
+        """Go: ``name`` of the types whose methods include every method the interface
+        declares (a method's type: its qualified name's head, in its folder)."""
+        wanted = self.member_names(iface.id)
+        if not wanted or name not in wanted:
+            return []
+        types: set[tuple[str, str]] | None = None
+        for method in wanted:
+            having = {(_folder(m.path), m.qualified_name.rsplit(".", 1)[0]) for m in self.named(method)
+                      if m.kind == "method" and m.parent != iface.id and "." in m.qualified_name}
+            types = having if types is None else types & having
+            if not types:
+                return []
+        return [m for m in self.named(name) if m.kind == "method" and m.parent != iface.id
+                and (_folder(m.path), m.qualified_name.rsplit(".", 1)[0]) in (types or ())]
 
     def _implementations(self, iface: SymbolInfo) -> list[SymbolInfo]:
         """The classes (not interfaces) deriving from an interface, through interfaces
@@ -411,3 +458,7 @@ class Calls(Narrowing):
 def _private(name: str, prefix: str) -> bool:
     """A name the language keeps to its class (Python's mangled ``__m``, not ``__m__``)."""
     return bool(prefix) and name.startswith(prefix) and not name.endswith(prefix)
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""

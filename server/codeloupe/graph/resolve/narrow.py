@@ -24,8 +24,10 @@ candidate.
 from __future__ import annotations
 
 from ...languages import COMMON_METHODS, Language
+from ...languages.common import ARITHMETIC_TYPES, normal_type
+from ...model import TEMPLATE_TYPE, TYPE_SEP
 from ..memo import Lookup
-from ..model import CONFIDENCE, Reason, SymbolInfo, Target
+from ..model import CONFIDENCE, FactForm, Reason, SymbolInfo, Target
 from .values import Values
 
 NAME, UNIQUE, NARROWED = Reason.NAME, Reason.UNIQUE, Reason.NARROWED
@@ -140,6 +142,54 @@ class Narrowing(Values):
                     out.append((m, files))
         return tuple(out)
 
+    def _overloaded(self, targets: tuple[Target, ...], path: str, caller: str, args: int,
+                    argtypes: str) -> tuple[Target, ...]:
+        """Targets of one qualified name several times (overloads, where the language has
+        them) narrowed to those the call fits: the argument count, then the parameter
+        types against what the call shows of its arguments' types (a literal's, a name's
+        declared type), the most exact matches winning; every one of a set where none
+        fits (a type read wrong loses no edge)."""
+        groups: dict[str, list[Target]] = {}
+        symbols: dict[str, SymbolInfo] = {}
+        for t in targets:
+            s = self.symbol(t.target)
+            if s is None:
+                return targets
+            symbols[t.target] = s
+            groups.setdefault(s.qualified_name, []).append(t)
+        if all(len(g) < 2 for g in groups.values()):
+            return targets
+        given = [self._argument_type(a, path, caller) for a in argtypes.split(TYPE_SEP)] if argtypes else []
+        keep: set[str] = set()
+        for group in groups.values():
+            if len(group) < 2:
+                keep.update(t.target for t in group)
+                continue
+            fit = [t for t in group if args < 0 or self._takes(t.target, args) is not False] or group
+            scored = [(_fit(self.param_types_of(symbols[t.target]), given), t) for t in fit]
+            viable = [(score, t) for score, t in scored if score >= 0] or [(0, t) for t in fit]
+            best = max(score for score, _ in viable)
+            chosen = [t for score, t in viable if score == best]
+            known = bool(given) and all(g is not None for g in given)
+            plain = [t for t in chosen if TEMPLATE_TYPE not in (self.param_types_of(symbols[t.target]) or ())]
+            # as good with every argument's type known: a function over a template
+            keep.update(t.target for t in (plain if known and plain else chosen))
+        return tuple(t for t in targets if t.target in keep)
+
+    def _argument_type(self, shown: str, path: str, caller: str) -> tuple[str, bool] | None:
+        """(type, certain) of an argument as the call shows it: a literal's type is
+        certain; a name's is its declared type, whose pointers the facts may not show
+        (``const char* s`` is declared ``char``)."""
+        if not shown:
+            return None
+        if not shown.startswith("="):
+            return shown, True
+        name, address = shown[1:].rstrip("*"), shown.endswith("*")
+        typed = [f.text for f in self.local_vars(path, caller, name) if f.form is FactForm.TYPED]
+        if len(typed) != 1:
+            return None
+        return normal_type(typed[0]) + ("*" if address else ""), False
+
     def _takes(self, symbol_id: str, args: int) -> bool | None:
         """Does the function take ``args`` arguments? None: unknown."""
         s = self.symbol(symbol_id)
@@ -172,3 +222,28 @@ class Narrowing(Values):
             return []
         return [t for t, s in self._candidates(kept) if s.path in files]
 
+
+
+def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None]) -> int:
+    """How a call's arguments fit a function's parameters: -1 when one cannot convert
+    (a string literal to a number, a number to a pointer), else the exact matches."""
+    if params is None:
+        return 0
+    score = 0
+    for param, arg in zip(params, given, strict=False):
+        if arg is None:
+            continue
+        text, certain = arg
+        if param == TEMPLATE_TYPE or param == text or not certain and param.rstrip("*") == text.rstrip("*"):
+            score += 1
+        elif certain and not _converts(text, param):
+            return -1
+    return score
+
+
+def _converts(arg: str, param: str) -> bool:
+    """Can a literal of type ``arg`` be passed where ``param`` is declared?"""
+    pointer = param.endswith("*")
+    if arg in ("char*", "nullptr"):  # a string literal, a null pointer: a pointer or a class
+        return pointer or param not in ARITHMETIC_TYPES
+    return not pointer  # a number, a char, a bool: anything but a pointer

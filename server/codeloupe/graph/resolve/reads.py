@@ -24,6 +24,7 @@ from ..deps import (
     imports_key,
     include_key,
     local_key,
+    members_key,
     module_key,
     namespace_key,
     short_name,
@@ -206,6 +207,11 @@ class Reads:
                 out.extend(declared)
         return sorted(out)
 
+    def member_names(self, owner_id: str) -> list[str]:
+        """The names of the members an interface declares, sorted."""
+        self._record(members_key(owner_id))
+        return sorted(self._idx_children.get(owner_id, _NO_NAMES))
+
     def namespace_defined(self, head: str) -> bool:
         """Does any file of a namespaced language define something in a namespace whose
         first part is ``head``?"""
@@ -272,6 +278,11 @@ class Reads:
         """The expressions a function returns, as written."""
         self._record(short_name(f.id))
         return self._idx_facts.get(f.path, _NO_FACTS).returned.get(f.id, _NONE)
+
+    def param_types_of(self, f: SymbolInfo) -> tuple[str, ...] | None:
+        """The types of a function's parameters (where the language overloads)."""
+        self._record(short_name(f.id))
+        return self._idx_facts.get(f.path, _NO_FACTS).ptypes.get(f.id)
 
     def params_of(self, f: SymbolInfo) -> tuple[int, int] | None:
         """(least, most) arguments a function takes (most -1: any); None unknown."""

@@ -446,6 +446,11 @@ class Values(Returns):
                 local = self.local_vars(path, s.id, name)
                 if local and not (s.parent is None and self.has_import(path, name)):
                     return self._var_value(path, s.id, name, depth + 1), scopes
+            if types_only and lang.bounded_type_parameters and s.kind in FUNCTION_KINDS and self.local_vars(
+                    path, s.id, name):  # Rust `fn f<V: Vector>(v: &mut V)`: V is a Vector
+                value = self._var_value(path, s.id, name, depth + 1)
+                if value is not None and value.kind is CLASS:
+                    return value, scopes
             if s.kind in CLASS_KINDS and lang.implicit_this and not types_only:
                 named = [c for c in self._mro(s.id, depth + 1)[0]
                          if (cls := self.symbol(c)) is not None and cls.name == name]

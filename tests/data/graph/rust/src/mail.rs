@@ -38,3 +38,12 @@ fn helper(x: u32) -> u32 {
 fn notify(s: &dyn Sender) -> usize {
     s.send("ping")
 }
+
+fn generic<S: Sender>(s: &S) -> usize {
+    s.send("a");
+    s.send("b")
+}
+
+fn bounded<S>(s: S) -> usize where S: Sender {
+    s.send("c")
+}
