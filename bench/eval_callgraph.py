@@ -711,7 +711,7 @@ def pooled(rows: list[dict[str, Any]], by: str) -> dict[str, dict[str, Any]]:
 
 def decide(project: str, status: str, reason: str, target: str = "", code: str = "", path: str = "",
            line: int = 0, systems: str = "", revise: bool = False) -> int:
-    """Record a decision on the open pairs of a dev project's truth that match every filter
+    """Record a decision on the open pairs of a project's truth that match every filter
     given (target id contains, code line regex, path contains, line, systems exactly, as
     comma-separated names): status "true"/"false" and the reason, read by hand. With
     ``revise``, one pair already agreed or decided, read again and found otherwise (path,
@@ -720,7 +720,8 @@ def decide(project: str, status: str, reason: str, target: str = "", code: str =
         raise SystemExit("status is true or false")
     if revise and not (target and path and line):
         raise SystemExit("--revise needs --path, --line and --target: one pair at a time")
-    tp = TRUTH / f"{project}.json"
+    split = {p["name"]: p["split"] for p in load_spec()["projects"]}.get(project)
+    tp = (HELDOUT / "truth" if split == "heldout" else TRUTH) / f"{project}.json"  # held out: outside git
     truth = json.loads(tp.read_text())
     n = 0
     for e in truth["sites"]:

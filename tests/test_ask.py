@@ -567,13 +567,15 @@ def test_cli_ask_checks_the_endpoint_before_updating_the_index(tmp_path: Path,
 def test_cli_ctrl_c_stops_the_answer_at_once(indexed: Index, llm: LLMServer) -> None:
     llm.script(Reply(stall_after=5))  # five words, then silence: the CLI waits in a read
     # (its wait for the next bytes longer than anything a loaded machine makes of the
-    # test's own steps: the interrupt, not that wait, must end it)
+    # test's own steps: the interrupt, not that wait, must end it; and SIGINT's default
+    # disposition, which a suite started in the background (`pytest &`) passes on ignored)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "LANCE_LOG": "error", "CODELOUPE_LLM_TIMEOUT_S": "3600"}
     env.pop("CODELOUPE_LLM_API_KEY", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "codeloupe", "ask", "--root", str(indexed.root), "-q",
          "--llm-url", llm.url, "--llm-model", "fake-coder", "--llm-max-tokens", "300", QUESTION],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         got = b""
         while b"does the work" not in got:  # the first words arrived: now it waits for more

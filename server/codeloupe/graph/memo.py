@@ -43,6 +43,7 @@ class Memo:
     def __init__(self) -> None:
         self.values: dict[tuple, Entry] = {}
         self.by_dep: dict[str, set[tuple]] = defaultdict(set)
+        self._unindexed: list[tuple] = []  # remembered, not yet in ``by_dep`` (``remember_all``)
 
     def remember(self, key: tuple, entry: Entry) -> None:
         """Keep a result until one of the keys it read changes."""
@@ -50,8 +51,21 @@ class Memo:
         for dep in entry[1]:
             self.by_dep[dep].add(key)
 
+    def remember_all(self, entries: dict[tuple, Entry]) -> None:
+        """Keep many results at once (a loaded graph's): indexed by the keys they read
+        only when the first edit asks (a warm start answers before it)."""
+        self.values.update(entries)
+        self._unindexed.extend(entries)
+
     def drop(self, names: Iterable[str]) -> list[tuple]:
         """Forget the entries that read one of these keys; the keys forgotten."""
+        if self._unindexed:
+            keys, self._unindexed = self._unindexed, []
+            by_dep, values = self.by_dep, self.values
+            for key in keys:
+                entry = values.get(key)
+                for dep in entry[1] if entry is not None else ():
+                    by_dep[dep].add(key)
         dropped = []
         for name in names:
             for key in self.by_dep.pop(name, ()):

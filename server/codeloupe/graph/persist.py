@@ -70,7 +70,7 @@ from ..userkey import user_secret
 from .edges import EdgeIndex
 from .facts import FileFacts
 from .index import SymbolIndex
-from .memo import Lookup, Memo, site_key
+from .memo import Entry, Lookup, Memo, site_key
 from .model import AttrFact, CallSite, Fact, FactForm, Reason, SymbolInfo, Target, TypeRef
 
 # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
@@ -368,7 +368,8 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
         _ints(st, "external", 0, 2), _ints(st, "deps", 0, len(depsets)),
         strict=True)
     shared: dict[tuple, tuple[int, int, int]] = {}  # memo key → its sites' (found, external, deps)
-    sites, add, has, remember = edges.sites, edges.add, edges.has, memo.remember
+    sites, add, has = edges.sites, edges.add, edges.has
+    entries: dict[tuple, Entry] = {}
     for path, line, col, name, receiver, caller, args, argtypes, f, ext, d in rows:
         site = CallSite(path, line, col, name, receiver, caller, args, argtypes)
         if has(site):
@@ -378,11 +379,12 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
         seen = shared.get(key)
         if seen is None:
             shared[key] = (f, ext, d)
-            remember(key, ((found, ext == 1), depsets[d]))
+            entries[key] = ((found, ext == 1), depsets[d])
         elif seen != (f, ext, d):
             raise _Invalid("sites of one memo entry differ")
         sites[path].append(site)
         add(site, found, ext == 1)
+    memo.remember_all(entries)
     return index, edges, memo
 
 
