@@ -151,6 +151,22 @@ def test_an_edit_that_only_moves_lines_moves_calls_and_type_uses() -> None:
         assert g.symbols["pkg/app.py::Relay"].start_line == want.symbols["pkg/app.py::Relay"].start_line
 
 
+def test_typing_in_a_call_keeps_the_facts_and_moves_the_edge() -> None:
+    """A called name typed letter by letter (`shi` → `ship`, and back): the file's
+    symbols and facts are the same (calls are no facts), its edges those of a build."""
+    files = dict(FILES)
+    g = _scratch(files)
+    before = g._index.facts["pkg/app.py"]
+    for text in (files["pkg/app.py"].replace('ship("hello")', 'shi("hello")'),
+                 files["pkg/app.py"].replace('ship("hello")', 'shi("hello")\n    ship("again")'),
+                 files["pkg/app.py"]):
+        g.replace_file("pkg/app.py", *_file("pkg/app.py", text))
+        assert _edges(g) == _edges(_scratch({**files, "pkg/app.py": text})), text
+    assert g._index.facts["pkg/app.py"].imports == before.imports
+    assert {e.site for e in g.callers("pkg/transport.py::deliver")} == {
+        e.site for e in _scratch(files).callers("pkg/transport.py::deliver")} != set()
+
+
 def test_call_chains_are_the_shortest_paths_over_callees() -> None:
     g = build()
     [chain] = g.call_chains(["pkg/app.py::main"], ["pkg/transport.py::Socket.write"])

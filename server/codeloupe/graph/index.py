@@ -184,10 +184,10 @@ class SymbolIndex:
         """Swap one file's symbols and facts (empty lists: the file is gone); the
         dependency keys whose digest changed.
 
-        A file's facts and digest depend on its symbols and rows but for their
-        positions (its ``_shape``). When the shape is the last edit's (typing in a
-        comment, a string, a line moved), the facts are the last ones with the type
-        uses at their new places, and nothing changed for other files."""
+        A file's facts and digest depend on its symbols and rows but calls, and not
+        on their positions (its ``_shape``). When the shape is the last edit's (typing
+        in a call, a comment, a string; lines moved), the facts are the last ones with
+        the type uses at their new places, and nothing changed for other files."""
         shape = _shape(symbols, refs)
         last = self._last.pop(path, None)
         old = self.facts.get(path)
@@ -275,9 +275,14 @@ _ROW_SHAPE = itemgetter("kind", "name", "receiver", "enclosing", "source", "orig
 
 
 def _shape(symbols: list[SymbolInfo], refs: list[RefRow]) -> list[tuple]:
-    """A file's symbols and rows without their positions (built in C: it is compared
-    at every edit)."""
-    return [*map(_SYMBOL_SHAPE, symbols), *map(_ROW_SHAPE, refs)]
+    """A file's symbols and its rows but calls, without their positions: what its facts
+    and digest depend on (calls are the graph's sites, not facts: typing in a call
+    keeps the shape). Compared at every edit."""
+    return [*map(_SYMBOL_SHAPE, symbols), *map(_ROW_SHAPE, filter(_not_call, refs))]
+
+
+def _not_call(r: RefRow) -> bool:
+    return r["kind"] != "call"
 
 
 def _folder(path: str) -> str:
