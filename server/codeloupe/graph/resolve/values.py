@@ -10,17 +10,13 @@ from ...languages import (
     CLASS_NAMES,
     EXTERNAL_TYPES,
     INSTANCE_FACTORIES,
-    ONE_ELEMENT_METHODS,
-    SAME_SEQUENCE_METHODS,
     SELF_NAMES,
     UNWRAP_METHODS,
-    WRAPPER_SAME_METHODS,
     ImplicitClasses,
     Language,
     PackageScope,
     rules,
 )
-from ...languages.common import MAPPING_PAIRS_METHODS, MAPPING_VALUE_METHODS, MAPPING_VALUES_METHODS
 from ..facts import MUTATIONS
 from ..memo import Lookup
 from ..model import (
@@ -34,6 +30,7 @@ from ..model import (
     Value,
     ValueKind,
 )
+from .containers import BUILTIN_CONTAINERS, container_member
 from .reads import MAX_DEPTH
 from .returns import INSTANCE, Returns
 from .text import (
@@ -481,10 +478,8 @@ class Values(Returns):
         if value == EXTERNAL:
             return EXTERNAL
         kind, ids = value
-        if kind is WRAPPED:  # `open()?`, `.unwrap()`: what it holds; its other methods are std's
-            if attr == "?" or is_call and attr in UNWRAP_METHODS:
-                return Value(INSTANCE, ids)
-            return value if is_call and attr in WRAPPER_SAME_METHODS else EXTERNAL
+        if kind in BUILTIN_CONTAINERS:  # the language's own list, dict, Option: no repository code
+            return container_member(value, attr, is_call)
         if attr == "?":  # JavaScript `a?.b`; Rust `?` on a value not known to be a wrapper
             return value
         if kind is MODULE:
@@ -503,22 +498,6 @@ class Values(Returns):
             if found is None and kind is INSTANCE and is_call and attr in UNWRAP_METHODS:
                 return value  # `v.first().unwrap()`: a std method's Option, modelled as its element
             return found
-        if kind is ARRAY:  # the methods of the language's array / list
-            if is_call and attr in SAME_SEQUENCE_METHODS:
-                return value
-            if is_call and attr in ONE_ELEMENT_METHODS:
-                return Value(INSTANCE, ids)
-            return EXTERNAL
-        if kind is MAPPING:  # the methods of the language's dict / map
-            if is_call and attr in MAPPING_VALUE_METHODS:
-                return Value(INSTANCE, ids)
-            if is_call and attr in MAPPING_VALUES_METHODS:
-                return Value(ARRAY, ids)
-            if is_call and attr in MAPPING_PAIRS_METHODS:
-                return Value(PAIRS, ids)
-            return value if is_call and attr in SAME_SEQUENCE_METHODS else EXTERNAL
-        if kind is PAIRS:
-            return EXTERNAL
         if kind is FUNCTION and is_call:
             return self._value_of_symbols(self._symbols_of(ids), True, depth + 1)
         return None
