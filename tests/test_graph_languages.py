@@ -121,6 +121,9 @@ CASES = {
          "narrowed"),
     ],
     "typescript": [
+        # through a barrel: `export * from "./errors"`, `export { getScope as currentScope }`
+        ("src/barrel/scope.ts", "leave", "die", 8, {"src/barrel/errors.ts::die"}, "import"),
+        ("src/barrel/scope.ts", "leave", "currentScope", 9, {"src/barrel/scope.ts::getScope"}, "import"),
         ("src/transport.ts", "Transport.send", "write", 9, {"src/transport.ts::Transport.write"}, "self"),
         ("src/transport.ts", "RetryingTransport.send", "send", 19, {"src/transport.ts::Transport.send"}, "super"),
         ("src/mail.ts", "makeMailer", "Mailer", 11, {"src/mail.ts::Mailer"}, "local"),

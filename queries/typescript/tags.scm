@@ -199,6 +199,26 @@
 ; Imports: @name is the name bound in this file, @source the module
 ; ---------------------------------------------------------------------------
 
+; export * from 'm'   (a `*` import: every name m exports is this module's too)
+(export_statement
+  "*" @name
+  source: (string) @source) @reference.import
+
+; export { a } from 'm'   /   export { a as b } from 'm'   (re-exports: bound here too)
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @name
+      !alias))
+  source: (string) @source) @reference.import
+
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @original
+      alias: (_) @name))
+  source: (string) @source) @reference.import
+
 ; import x from 'm'
 (import_statement
   (import_clause

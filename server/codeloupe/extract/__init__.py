@@ -60,7 +60,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #     between `class` and its name (`class TINYXML2_LIB StrPair {`) are blanked.
 # 11: C++ arity and overloads: `params` and `ptypes` facts, argument types in a call's source.
 # 12: Rust type parameters' bounds (`<V: Vector>`, `where V: Vector`) as assign facts.
-EXTRACT_VERSION = 12
+# 13: JavaScript/TypeScript re-exports (`export * from "m"`, `export { a } from "m"`) as imports.
+EXTRACT_VERSION = 13
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

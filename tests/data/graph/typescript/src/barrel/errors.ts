@@ -1,0 +1,3 @@
+export function die(code: number): never {
+  throw new Error(String(code))
+}
