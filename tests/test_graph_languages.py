@@ -234,6 +234,9 @@ CASES = {
         (f"{QL}/parse.js", "exports", "merge", 16, {f"{QL}/utils.js::merge"}, "import"),
     ],
     "java": [
+        # the JDK's classes (imported from java.*): outside, never Token's methods by name
+        ("com/acme/Report.java", "Report.render", "incrementAndGet", 12, None, None),
+        ("com/acme/Report.java", "Report.render", "toString", 13, None, None),
         ("com/acme/net/Transport.java", "Transport.send", "write", 11,
          {"com/acme/net/Transport.java::Transport.write"}, "self"),
         ("com/acme/net/RetryingTransport.java", "RetryingTransport.RetryingTransport", "super", 5,

@@ -20,6 +20,9 @@ def package_import(ctx: ImportContext, source: str, original: str, depth: int) -
     return found or None
 
 
+_PLATFORM_PACKAGES = ("java.", "javax.", "jdk.")
+
+
 class Java(Language):
     """Java."""
 
@@ -42,7 +45,11 @@ class Java(Language):
 
     def import_value(self, ctx: ImportContext, path: str, bound: str, source: str,
                      original: str, depth: int) -> Any:
-        """``import a.b.C``: the class ``C`` of the package ``a.b`` (``package_import``)."""
+        """``import a.b.C``: the class ``C`` of the package ``a.b`` (``package_import``);
+        the JDK's packages (``java.*``, ``javax.*``: no other class loader may define
+        them) are outside."""
+        if source.startswith(_PLATFORM_PACKAGES):
+            return ctx.external_value
         return package_import(ctx, source, original, depth)
 
 
