@@ -31,7 +31,7 @@ from ..model import (
 )
 from .narrow import Narrowing
 from .returns import CONTAINERS
-from .text import receiver_parts
+from .text import folder, receiver_parts
 
 INSTANCE, CLASS, MODULE, FUNCTION = ValueKind.INSTANCE, ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION
 ARRAY = ValueKind.ARRAY
@@ -233,13 +233,13 @@ class Calls(Narrowing):
             return []
         types: set[tuple[str, str]] | None = None
         for method in wanted:
-            having = {(_folder(m.path), m.qualified_name.rsplit(".", 1)[0]) for m in self.named(method)
+            having = {(folder(m.path), m.qualified_name.rsplit(".", 1)[0]) for m in self.named(method)
                       if m.kind == "method" and m.parent != iface.id and "." in m.qualified_name}
             types = having if types is None else types & having
             if not types:
                 return []
         return [m for m in self.named(name) if m.kind == "method" and m.parent != iface.id
-                and (_folder(m.path), m.qualified_name.rsplit(".", 1)[0]) in (types or ())]
+                and (folder(m.path), m.qualified_name.rsplit(".", 1)[0]) in (types or ())]
 
     def _implementations(self, iface: SymbolInfo) -> list[SymbolInfo]:
         """The classes (not interfaces) deriving from an interface, through interfaces
@@ -354,9 +354,9 @@ class Calls(Narrowing):
         """A definition the file sees without importing it: of its package folder, of
         a file it includes, of a namespace it is in, of a ``*`` import."""
         if lang.package_scope is not PackageScope.NONE:
-            folder = path.rsplit("/", 1)[0] if "/" in path else ""
+            here = folder(path)
             same = [s for s in self._bare_callables(self.named(name), lang) if s.path != path
-                    and (s.path.rsplit("/", 1)[0] if "/" in s.path else "") == folder
+                    and folder(s.path) == here
                     and s.language == lang.name and s.parent == self.module_of(s.path)]
             if lang.package_scope is PackageScope.CLASSES:
                 same = [s for s in same if s.kind in CLASS_KINDS]
@@ -459,6 +459,3 @@ def _private(name: str, prefix: str) -> bool:
     """A name the language keeps to its class (Python's mangled ``__m``, not ``__m__``)."""
     return bool(prefix) and name.startswith(prefix) and not name.endswith(prefix)
 
-
-def _folder(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""

@@ -34,6 +34,7 @@ from ..facts import FileFacts
 from ..index import SymbolIndex
 from ..memo import Entry, Memo
 from ..model import AttrFact, Fact, SymbolInfo
+from .text import folder
 
 # nested steps of one resolution, counted across remembered lookups (a lookup computed
 # deep inside another goes on from its depth): a step is a few Python frames, so a
@@ -203,7 +204,7 @@ class Reads:
                 out.extend(paths)
         if not out:
             declared = self.index.packages.get(tail, ())
-            if len({p.rsplit("/", 1)[0] if "/" in p else "" for p in declared}) == 1:
+            if len({folder(p) for p in declared}) == 1:
                 out.extend(declared)
         return sorted(out)
 

@@ -18,6 +18,7 @@ from ..model import (
     ValueKind,
 )
 from .reads import MAX_DEPTH, Reads
+from .text import folder
 
 INSTANCE, CLASS = ValueKind.INSTANCE, ValueKind.CLASS
 ASSIGNED = FactForm.ASSIGNED
@@ -25,11 +26,6 @@ MRO = Lookup.MRO
 _SUBCLASS_LIMIT = 200  # classes visited looking for a member among the subclasses
 _ROOT_CLASSES = ("object", "Object")  # bases every class has
 _BODY_LOCAL_KINDS = frozenset({"function", "class"})  # in a function's body, not members
-
-
-def _folder(path: str) -> str:
-    """A file's folder ("" at the top of the repository)."""
-    return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 class Scopes(Reads):
@@ -108,13 +104,13 @@ class Scopes(Reads):
         found = list(self.children(cls.id, name))
         qualified = self.qualified_members(cls.qualified_name, name)
         if qualified:
-            folder = _folder(cls.path)
+            here = folder(cls.path)
             apart = rules(cls.language).methods_apart
             for s in qualified:
                 if s in found or s.language != cls.language or s.kind not in FUNCTION_KINDS:
                     continue
                 if s.path == cls.path or apart is MethodsApart.ANYWHERE or (
-                        apart is MethodsApart.SAME_FOLDER and _folder(s.path) == folder):
+                        apart is MethodsApart.SAME_FOLDER and folder(s.path) == here):
                     found.append(s)
         return found
 

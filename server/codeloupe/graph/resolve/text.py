@@ -19,6 +19,11 @@ _MAX_NESTING = 32
 LITERAL_START = tuple('"\'`0123456789[{-') + ("f'", 'f"', "b'", 'b"', "r'", 'r"', "lambda ", "not ")
 
 
+def folder(path: str) -> str:
+    """A file's folder ("" at the top of the repository)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
 def _top_level(text: str, opens: str = "([{", closes: str = ")]}") -> Iterator[int]:
     """Indexes of the characters of ``text`` outside quotes and brackets."""
     depth = 0

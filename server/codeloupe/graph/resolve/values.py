@@ -38,6 +38,7 @@ from .text import (
     _matching,
     container_literal,
     element_name,
+    folder,
     generic_args,
     inline_branches,
     receiver_parts,
@@ -178,9 +179,9 @@ class Values(Returns):
     def _package_functions(self, name: str, path: str, lang: Language) -> list[SymbolInfo]:
         """The top-level functions of that name in the other files of the file's folder
         (``PackageScope.DEFINITIONS``: a Go package sees them bare)."""
-        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        here = folder(path)
         return [s for s in self.named(name) if s.kind == "function" and s.path != path
-                and s.language == lang.name and (s.path.rsplit("/", 1)[0] if "/" in s.path else "") == folder
+                and s.language == lang.name and folder(s.path) == here
                 and s.parent == self.module_of(s.path)]
 
     def _classes_named(self, name: str, path: str, lang: Language) -> list[SymbolInfo]:
