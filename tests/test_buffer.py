@@ -37,8 +37,9 @@ def sources() -> dict[str, tuple[str, str]]:
 def facts(ex):
     symbols = [(s.id, s.kind, s.parent, s.signature, s.doc, s.start_line, s.start_col, s.end_line,
                 s.end_col, s.text, s.content_hash, tuple(s.members)) for s in ex.symbols]
-    refs = sorted((r.line, r.col, r.kind, r.name, r.receiver, r.enclosing, r.source, r.original)
-                  for r in ex.references)
+    # in order: the order of a file's facts is the resolver's (the first of a kind wins)
+    refs = [(r.line, r.col, r.kind, r.name, r.receiver, r.enclosing, r.source, r.original)
+            for r in ex.references]
     return symbols, refs, ex.error_count
 
 
@@ -232,3 +233,42 @@ def test_commonjs_members_and_factories_splice_as_extracted() -> None:
         ex = update(doc, "app.js", text, None)
         assert facts(ex) == facts(extract("app.js", text.encode(), "javascript")), (after, typed)
     assert doc.spliced >= 6, doc.spliced
+
+
+def test_typing_in_an_assignment_patches_one_scope_of_the_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor's path for a keystroke: a spliced extraction keeps the rows in a whole
+    extraction's order, so the graph sees that only one function's variables changed
+    and patches its facts (``SymbolIndex._patch``) instead of digesting the file; the
+    graph is the one built from a whole extraction, the attribute set in two methods
+    (order matters: the first of a kind wins) included."""
+    from codeloupe.graph import Graph, SymbolInfo
+    from codeloupe.graph.index import SymbolIndex
+
+    patched = []
+    real = SymbolIndex._patch
+    monkeypatch.setattr(SymbolIndex, "_patch", lambda self, path, *a: patched.append(path) or real(self, path, *a))
+
+    def rows(ex):
+        return ([SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent, s.start_line, s.end_line,
+                            s.language) for s in ex.symbols],
+                [{f: getattr(r, f) for f in r.__slots__} for r in ex.references])
+
+    text = ("class Reader:\n    def __init__(self):\n        self.buf = Buffer()\n\n"
+            "    def reset(self):\n        self.buf = Other()\n\n    def read(self):\n        return self.buf.take()\n\n\n"
+            "class Buffer:\n    def take(self):\n        return 1\n\n\nclass Other:\n    def take(self):\n        return 2\n\n\n"
+            + "".join(f"def f{i}(x):\n    y = g{i}(x)\n    return y\n\n\ndef g{i}(x):\n    return x\n\n\n" for i in range(20)))
+    doc = DocTree("python")
+    g = Graph(*rows(update(doc, "m.py", text, None)))
+    steps = [("y = g7(x", "+1"), ("y = g7(x+1", "+2"), ("self.buf = Buffer(", "1"), ("y = g3", "0")]
+    for after, typed in steps:
+        at = text.index(after) + len(after)
+        text = text[:at] + typed + text[at:]
+        g.replace_file("m.py", *rows(update(doc, "m.py", text, None)))
+        want = Graph(*rows(extract("m.py", text.encode(), "python")))
+        assert g._index.facts["m.py"] == want._index.facts["m.py"], after
+        out = {(e.site, e.target, e.reason) for v in g.out_edges.values() for e in v}
+        assert out == {(e.site, e.target, e.reason) for v in want.out_edges.values() for e in v}, after
+    assert doc.spliced == len(steps)
+    # the first edit digests the file whole (no shape of it remembered yet), and the
+    # third sets an attribute (a receiver's row: not a variable of one scope)
+    assert len(patched) == 2, patched

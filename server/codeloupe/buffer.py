@@ -156,7 +156,7 @@ def _span(root: Node, edit: dict) -> _Span | None:
 
 
 def _extract_part(path: str, language: str, data: bytes,
-                  span: _Span) -> tuple[list[Symbol], list[Reference]] | None:
+                  span: _Span) -> tuple[list[Symbol], list[Reference], tuple[int, ...]] | None:
     """The node alone extracted, its first line's indent blanked: lines come out
     ``top_row`` lower (columns are the same) and are shifted back. Not the whole
     buffer with the rest blanked: the parser and the extractor would still walk all
@@ -172,7 +172,7 @@ def _extract_part(path: str, language: str, data: bytes,
     if any(not span.first_row + 1 <= s.start_line <= span.new_last + 1 for s in symbols):
         return None  # something came out of the comments above it
     refs = [r if r.line == 0 else dataclasses.replace(r, line=r.line + top_row) for r in part.references]
-    return symbols, refs
+    return symbols, refs, part.blocks
 
 
 def _split_symbols(old: list[Symbol], span: _Span) -> tuple[list[Symbol], list[Symbol], list[Symbol]] | None:
@@ -209,28 +209,46 @@ def _inside_one_definition(edit: dict, span: _Span, module: Symbol, was: list[Sy
         for s in inside)
 
 
-def _split_references(old: list[Reference], part: list[Reference], was: list[Symbol],
+def _split_references(old: list[Reference], part: list[Reference], split: tuple[list[Symbol], ...],
                       inside: list[Symbol], span: _Span
                       ) -> tuple[list[Reference], list[Reference], list[Reference]] | None:
     """The references before the node (kept), in it (the new part's) and after it
-    (kept, to be shifted). References with a place are sorted by line; resolution
-    facts without one (line 0: an assignment, a declared type, a JSDoc type, keyed by
-    the symbol they are in) go with their enclosing symbol. None for a reference in
-    the comments above the node, or a new fact of the module unit."""
-    was_ids = {s.id for s in was}
+    (kept, to be shifted), in the order of a whole extraction (the document's: the
+    order of a file's facts is the resolver's). A reference with a place is before or
+    after by its line; a resolution fact without one (line 0: an assignment, a declared
+    type, keyed by the symbol it is in) by its symbol, and one of the module unit by
+    where it stands among the others. None for a reference in the comments above the
+    node, a new fact of the module unit, an old list out of the document's order, or a
+    fact of the module unit that could stand on either side of a node without any."""
+    before_ids, was_ids, after_ids = ({s.id for s in part_} for part_ in split)
     inside_ids = {s.id for s in inside}
-    before: list[Reference] = []
-    after: list[Reference] = []
+    sides: list[int] = []  # 0 before, 1 the node, 2 after, -1 unknown (the module unit's facts)
     for r in old:
         if r.line == 0:
-            if r.enclosing not in was_ids:
-                before.append(r)
+            e = r.enclosing
+            sides.append(1 if e in was_ids else 0 if e in before_ids else 2 if e in after_ids else -1)
         elif r.line - 1 < span.top_row:
-            before.append(r)
+            sides.append(0)
         elif r.line - 1 > span.old_last:
-            after.append(r)
+            sides.append(2)
         elif r.line - 1 < span.first_row:
             return None  # a reference in the comments above it
+        else:
+            sides.append(1)
+    known = [x for x in sides if x >= 0]
+    if known != sorted(known):
+        return None  # not the document's order
+    at = next((i for i, x in enumerate(sides) if x == 1), None)  # where the node's rows stand
+    if at is None:
+        last_before = max((i for i, x in enumerate(sides) if x == 0), default=-1)
+        first_after = next((i for i, x in enumerate(sides) if x == 2), len(sides))
+        if part and any(x == -1 for x in sides[last_before + 1:first_after]):
+            return None  # a module unit's fact right before or right after the node
+        at = last_before + 1
+    elif -1 in sides[at:len(sides) - sides[::-1].index(1)]:
+        return None  # a module unit's fact among the node's
+    before = [r for r, x in zip(old[:at], sides[:at], strict=True) if x != 1]
+    after = [r for r, x in zip(old[at:], sides[at:], strict=True) if x != 1]
     within = []
     for r in part:
         if (r.line == 0 and r.enclosing in inside_ids) or span.first_row + 1 <= r.line <= span.new_last + 1:
@@ -238,6 +256,36 @@ def _split_references(old: list[Reference], part: list[Reference], was: list[Sym
         else:
             return None  # from the comments above it, or a fact of the module unit
     return before, within, after
+
+
+def _blocks(refs: list[Reference], starts: tuple[int, ...]) -> list[list[Reference]]:
+    bounds = [0, *starts, len(refs)]
+    return [refs[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _splice_references(old: FileExtraction, part: list[Reference], part_blocks: tuple[int, ...],
+                       split: tuple[list[Symbol], ...], inside: list[Symbol], span: _Span
+                       ) -> tuple[list[Reference], tuple[int, ...]] | None:
+    """The file's references with the node's replaced by the part's, block by block
+    (``FileExtraction.blocks``), those after it shifted by the rows the edit added;
+    the new blocks' starts. None where ``_split_references`` says so."""
+    if len(old.blocks) != len(part_blocks):
+        return None
+    references: list[Reference] = []
+    blocks: list[int] = []
+    for i, (was, now) in enumerate(zip(_blocks(old.references, old.blocks), _blocks(part, part_blocks),
+                                       strict=True)):
+        parts = _split_references(was, now, split, inside, span)
+        if parts is None:
+            return None
+        before, within, after = parts
+        if i:
+            blocks.append(len(references))
+        references += before
+        references += within
+        references += [dataclasses.replace(r, line=r.line + span.rows) if r.line and span.rows else r
+                       for r in after]
+    return references, tuple(blocks)
 
 
 def splice(path: str, language: str, old: FileExtraction, old_data: bytes, data: bytes,
@@ -256,7 +304,7 @@ def splice(path: str, language: str, old: FileExtraction, old_data: bytes, data:
     split = None if span is None else _split_symbols(old.symbols[1:], span)
     if span is None or part is None or split is None:
         return None
-    inside, part_refs = part
+    inside, part_refs, part_blocks = part
     before, was, after = split
     module = old.symbols[0]
     if [(s.id, s.kind, s.parent, s.signature) for s in was] != \
@@ -264,10 +312,10 @@ def splice(path: str, language: str, old: FileExtraction, old_data: bytes, data:
         return None
     if not _inside_one_definition(edit, span, module, was, inside, old_data, data):
         return None
-    refs = _split_references(old.references, part_refs, was, inside, span)
+    refs = _splice_references(old, part_refs, part_blocks, split, inside, span)
     if refs is None:
         return None
-    refs_before, refs_in, refs_after = refs
+    references, blocks = refs
     end = root.end_point
     line_start = data.rfind(b"\n", 0, root.end_byte) + 1 if end.row else 0
     module = dataclasses.replace(module, end_line=end.row + 1,
@@ -276,9 +324,8 @@ def splice(path: str, language: str, old: FileExtraction, old_data: bytes, data:
     if span.rows:
         after = [dataclasses.replace(s, start_line=s.start_line + span.rows, end_line=s.end_line + span.rows)
                  for s in after]
-        refs_after = [dataclasses.replace(r, line=r.line + span.rows) for r in refs_after]
     symbols: list[Symbol] = [module, *before, *inside, *after]
-    return FileExtraction(path, language, symbols, [*refs_before, *refs_in, *refs_after], 0)
+    return FileExtraction(path, language, symbols, references, 0, blocks)
 
 
 class _ByteAt:

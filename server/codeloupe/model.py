@@ -83,3 +83,7 @@ class FileExtraction:
     symbols: list[Symbol]
     references: list[Reference]
     error_count: int = 0  # ERROR / MISSING nodes in the tree: the file had syntax errors
+    # where each block of ``references`` after the first starts: the rows found in the
+    # tree's order, then each later pass's (a function's parameters, JSDoc types…), in
+    # the order of the symbols; a splice keeps each block in its order (``buffer``)
+    blocks: tuple[int, ...] = ()

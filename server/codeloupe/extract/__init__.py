@@ -28,7 +28,7 @@ from __future__ import annotations
 from tree_sitter import Tree
 
 from ..languages import get_query, language_for_file, rules
-from ..model import FileExtraction
+from ..model import FileExtraction, Reference
 from .arity import call_arity, param_facts
 from .captures import FACT_LIMIT, collect
 from .closures import closure_param_facts
@@ -61,7 +61,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 11: C++ arity and overloads: `params` and `ptypes` facts, argument types in a call's source.
 # 12: Rust type parameters' bounds (`<V: Vector>`, `where V: Vector`) as assign facts.
 # 13: JavaScript/TypeScript re-exports (`export * from "m"`, `export { a } from "m"`) as imports.
-EXTRACT_VERSION = 13
+# 14: JavaScript merges' bases in the document's order (the order of a class's bases).
+EXTRACT_VERSION = 14
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -92,7 +93,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     raw = found.refs
     if lang.macro_invocation_node:
         raw = macro_refs(unit.src, lang, raw)
-    whole: list = []
+    whole: list[list[Reference]] = [[], [], []]
     if expando is not None:
         own_functions(expando, real)
         raw = this_receivers(unit.src, lang, expando, raw)
@@ -101,12 +102,21 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     if lang.argument_list_nodes:  # a call's argument count, where the language shows it
         raw = [(k, n, nm, rc, call_arity(n, lang) if k == "call" and not so else so, o)
                for k, n, nm, rc, so, o in raw]
-    references = make_references(unit, ordered, raw) + whole + param_facts(path, lang, real)
+    references = make_references(unit, ordered, raw)
+    blocks = []  # each later pass's rows, a block of their own (``FileExtraction.blocks``)
+
+    def add(more: list[Reference]) -> None:
+        blocks.append(len(references))
+        references.extend(more)
+
+    for block in whole:
+        add(block)
+    add(param_facts(path, lang, real))
     if lang.jsdoc:
-        references += jsdoc_facts(symbols, path, FACT_LIMIT)
+        add(jsdoc_facts(symbols, path, FACT_LIMIT))
     if lang.closure_declarations:
-        references += closure_param_facts(path, lang, real, references, unit.src)
-    return FileExtraction(path, language, [module, *symbols], references, errors)
+        add(closure_param_facts(path, lang, real, references, unit.src))
+    return FileExtraction(path, language, [module, *symbols], references, errors, tuple(blocks))
 
 
 def extract_text(path: str, text: str, language: str) -> FileExtraction:

@@ -31,6 +31,7 @@ merge inside a function into a function its body declares (``var app = function
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from tree_sitter import Node
 
@@ -396,30 +397,35 @@ def _local_function(src: Source, node: Node, name: str, lang: Language,
     return None
 
 
-def member_facts(path: str, lang: Language, found: Expando, module_id: str) -> tuple[list[RawRef], list[Reference]]:
+def member_facts(path: str, lang: Language, found: Expando,
+                 module_id: str) -> tuple[list[RawRef], list[list[Reference]]]:
     """The facts of the pass once ids are known: raw ``assign`` facts (enclosed by
-    position) for merges into variables, and references made whole: the export, and
-    the bases merges give containers."""
+    position) for merges into variables, and references made whole, in three blocks
+    each in the document's order (``FileExtraction.blocks``): the export, and the
+    bases merges give containers, then local functions."""
     raw: list[RawRef] = []
-    done: list[Reference] = []
+    exports: list[Reference] = []
     for name in dict.fromkeys(found.exports):
         if lang.exports_variable:
-            done.append(Reference(path, "assign", lang.exports_variable, "", 0, 0, module_id, name[:FACT_LIMIT]))
+            exports.append(Reference(path, "assign", lang.exports_variable, "", 0, 0, module_id, name[:FACT_LIMIT]))
     for key, value in dict.fromkeys(found.export_members) if lang.exports_variable else ():
-        done.append(Reference(path, "assign", f"{lang.exports_variable}.{key}", "", 0, 0, module_id,
-                              value[:FACT_LIMIT]))
+        exports.append(Reference(path, "assign", f"{lang.exports_variable}.{key}", "", 0, 0, module_id,
+                                 value[:FACT_LIMIT]))
+    merged: list[Reference] = []
     for target, node, variable, base in found.merges:
         container = found.containers.get(target)
         if container is not None and container.symbol is not None:
             sp = node.start_point
-            done.append(Reference(path, "base", base, "", sp[0] + 1, sp[1], container.symbol.id))
+            merged.append(Reference(path, "base", base, "", sp[0] + 1, sp[1], container.symbol.id))
         else:
             raw.append(("assign", node, variable or target, "", base, ""))
-    for local, node, base in found.local_merges:
-        if local.symbol is not None:
+    local: list[Reference] = []
+    for owner, node, base in found.local_merges:
+        if owner.symbol is not None:
             sp = node.start_point
-            done.append(Reference(path, "base", base, "", sp[0] + 1, sp[1], local.symbol.id))
-    return raw, done
+            local.append(Reference(path, "base", base, "", sp[0] + 1, sp[1], owner.symbol.id))
+    by_place = attrgetter("line", "col")  # the merges are found statement kind by statement kind
+    return raw, [exports, sorted(merged, key=by_place), sorted(local, key=by_place)]
 
 
 def own_functions(found: Expando, real: list[Def]) -> None:
