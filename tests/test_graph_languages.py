@@ -711,6 +711,47 @@ def test_every_edit_equals_a_rebuild(lang: str) -> None:
             assert _snapshot(g) == _snapshot(_scratch(files)), (twin, new is None)
 
 
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_edits_of_one_scopes_variables_equal_a_rebuild(lang: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typing in an assignment changes the variables of one scope and nothing else: the
+    index digests that scope again and patches the file's digest (``SymbolIndex._patch``).
+    Each variable row of each file changed, dropped, and joined by a new one, then put
+    back: facts, digest and edges those of a graph built from the same rows."""
+    from codeloupe.graph.facts import VARIABLE_KINDS
+    from codeloupe.graph.index import SymbolIndex
+
+    patched = []
+    real = SymbolIndex._patch
+
+    def spy(self, path, *args):
+        patched.append(path)
+        return real(self, path, *args)
+
+    monkeypatch.setattr(SymbolIndex, "_patch", spy)
+    root = DATA / lang
+    rows = {f.relative_to(root).as_posix(): _file_rows(f.relative_to(root).as_posix(), f.read_text())
+            for f in sorted(root.rglob("*")) if f.is_file() and language_for_path(f)}
+    g = Graph([s for s, _ in rows.values() for s in s], [r for _, rs in rows.values() for r in rs])
+    tried = 0
+    for rel, (symbols, refs) in rows.items():
+        own = [i for i, r in enumerate(refs) if r["kind"] in VARIABLE_KINDS and not r["receiver"]][:6]
+        for i in own:
+            r = refs[i]
+            variants = [refs[:i] + [{**r, "source": (r["source"] or "") + "_typed"}] + refs[i + 1:],
+                        refs[:i] + refs[i + 1:],
+                        refs[:i + 1] + [{**r, "name": r["name"] + "_new", "line": r["line"] + 1}] + refs[i + 1:],
+                        refs]
+            for new in variants:
+                g.replace_file(rel, symbols, new)
+                want = Graph([s for p, (ss, _) in rows.items() for s in (symbols if p == rel else ss)],
+                             [x for p, (_, rs) in rows.items() for x in (new if p == rel else rs)])
+                assert _snapshot(g) == _snapshot(want), (rel, r)
+                assert g._index.facts[rel] == want._index.facts[rel], (rel, r)
+                assert g._index._last[rel].digest == want._index.digest(rel), (rel, r)
+                tried += 1
+    assert tried and len(patched) > tried // 2, (len(patched), tried)
+
+
 def test_queries_on_the_map() -> None:
     g = load("python")
     run = f"{PY}::Service.run"

@@ -18,6 +18,8 @@ _ARGTYPES_LIMIT = 400  # characters of a call's argument types kept
 # the fact form of each variable fact kind but "typed"
 _VARIABLE_FORMS = {"assign": FactForm.ASSIGNED, "elem": FactForm.ELEMENTS, "item": FactForm.ITEM,
                    "keyed": FactForm.KEYED, "second": FactForm.SECOND, "unwrap": FactForm.UNWRAPPED}
+# the kinds of rows that state a variable's (or an attribute's) type or value
+VARIABLE_KINDS = frozenset({*_VARIABLE_FORMS, "typed"})
 # forms that change what a variable holds without binding it (`xs.append(x)`, `d[k] = x`)
 MUTATIONS = frozenset({FactForm.ITEM, FactForm.KEYED})
 

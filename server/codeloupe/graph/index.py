@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import partial
 from operator import attrgetter, itemgetter
 
 from ..languages import NEUTRAL, Language, module_stem, rules
 from . import deps
-from .facts import FileFacts, RefRow, digest_refs, type_refs
-from .model import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, SymbolInfo
+from .facts import VARIABLE_KINDS, FileFacts, RefRow, digest_refs, type_refs
+from .model import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, AttrFact, Fact, SymbolInfo
 
 Digest = dict[str, frozenset]
 
@@ -69,7 +69,7 @@ class SymbolIndex:
         # each edited file's last shape and digest (what others see of it): the next
         # edit of that file starts from the digest instead of computing it again (it
         # reads only the file), and skips it when the shape is the same
-        self._last: dict[str, tuple[list[tuple], Digest]] = {}
+        self._last: dict[str, _Last] = {}
 
     # --- symbols ---------------------------------------------------------------------------
 
@@ -185,27 +185,105 @@ class SymbolIndex:
         dependency keys whose digest changed.
 
         A file's facts and digest depend on its symbols and rows but calls, and not
-        on their positions (its ``_shape``). When the shape is the last edit's (typing
-        in a call, a comment, a string; lines moved), the facts are the last ones with
-        the type uses at their new places, and nothing changed for other files."""
-        shape = _shape(symbols, refs)
+        on their positions (its shape, ``_Last``). When the shape is the last edit's
+        (typing in a call, a comment, a string; lines moved), the facts are the last
+        ones with the type uses at their new places, and nothing changed for other
+        files. When only the variables of one scope changed (typing in an assignment),
+        that scope's facts and digest entries are made again (``_patch``), the rest kept."""
         last = self._last.pop(path, None)
         old = self.facts.get(path)
-        same = last is not None and last[0] == shape and old is not None
-        before = {} if same else last[1] if last is not None else self.digest(path)
-        self.remove_symbols(path)
-        self.remove_facts(path)
-        for s in symbols:
-            self.add_symbol(s)
-        if same:
-            self.set_facts(path, replace(old, type_refs=type_refs(path, refs)))
+        rows = [r for r in refs if r["kind"] != "call"]
+        now = _Last(list(map(_SYMBOL_SHAPE, symbols)), list(map(_ROW_SHAPE, rows)), {})
+        if last is None or old is None or last.symbols != now.symbols:
+            return self._replace_all(path, symbols, refs, enclosing_class, now, last)
+        if last.rows == now.rows:
+            self._swap_symbols(path, symbols)
+            self.facts[path] = replace(old, type_refs=type_refs(path, refs))  # the same package and bases
             self._last[path] = last
             return set()
+        scope = self._changed_scope(path, last.rows, now.rows)
+        if scope is None:
+            return self._replace_all(path, symbols, refs, enclosing_class, now, last)
+        self._swap_symbols(path, symbols)  # the same ids, kinds and parents
+        names = self._scope_vars(path, rows, scope, enclosing_class)
+        return self._patch(path, old, refs, scope, names, now, last)
+
+    def _swap_symbols(self, path: str, symbols: list[SymbolInfo]) -> None:
+        self.remove_symbols(path)
+        for s in symbols:
+            self.add_symbol(s)
+
+    def _replace_all(self, path: str, symbols: list[SymbolInfo], refs: list[RefRow],
+                     enclosing_class: Callable[[str], SymbolInfo | None], now: _Last,
+                     last: _Last | None) -> set[str]:
+        before = last.digest if last is not None else self.digest(path)
+        self.remove_facts(path)
+        self._swap_symbols(path, symbols)
         self.add_facts(path, refs, enclosing_class)
-        after = self.digest(path)
+        now.digest = self.digest(path)
         if symbols or refs:
-            self._last[path] = (shape, after)
-        return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+            self._last[path] = now
+        return {k for k in before.keys() | now.digest.keys() if before.get(k) != now.digest.get(k)}
+
+    def _changed_scope(self, path: str, before: list[tuple], after: list[tuple]) -> str | None:
+        """The one scope whose variables alone the rows between the first and the last
+        difference of two shapes set (as ``digest_refs`` files them: every row a
+        variable's, without a receiver, not in a class body); None when the change is
+        anything else."""
+        n = min(len(before), len(after))
+        start = next((i for i in range(n) if before[i] != after[i]), n)
+        tail = 0
+        while tail < n - start and before[-1 - tail] == after[-1 - tail]:
+            tail += 1
+        module = self.module_id.get(path, f"{path}::<module>")
+        scopes = set()
+        for kind, _, receiver, enclosing, *_ in (*before[start:len(before) - tail], *after[start:len(after) - tail]):
+            if receiver or kind not in VARIABLE_KINDS:
+                return None
+            scopes.add(enclosing if enclosing in self.symbols else module)
+        if len(scopes) != 1:
+            return None
+        scope = scopes.pop()
+        owner = self.symbols.get(scope)
+        return None if owner is not None and owner.kind in CLASS_KINDS else scope
+
+    def _scope_vars(self, path: str, rows: list[RefRow], scope: str,
+                    enclosing_class: Callable[[str], SymbolInfo | None]) -> dict[str, list[Fact]] | None:
+        """The variables of one scope, from the rows ``digest_refs`` files under it."""
+        module = self.module_id.get(path, f"{path}::<module>")
+        own = [r for r in rows if r["kind"] in VARIABLE_KINDS
+               and (r["enclosing"] if r["enclosing"] in self.symbols else module) == scope]
+        lang = self.file_lang.get(path, NEUTRAL)
+        return digest_refs(path, own, module, lang, self.symbols.get, enclosing_class).vars.get(scope)
+
+    def _patch(self, path: str, old: FileFacts, refs: list[RefRow], scope: str,
+               names: dict[str, list[Fact]] | None, now: _Last, last: _Last) -> set[str]:
+        """The facts and digest of a file of which only ``scope``'s variables changed
+        (to ``names``): the digest entries that read them (its variables, and the
+        attributes whose values name its locals) taken out and put back."""
+        variables = dict(old.vars)
+        if names is None:
+            variables.pop(scope, None)
+        else:
+            variables[scope] = names
+        facts = replace(old, vars=variables, type_refs=type_refs(path, refs))
+        self.facts[path] = facts  # the same package and bases
+        module = self.module_id.get(path)  # as ``digest`` reads it
+        gone, came = _scope_digest(old, module, scope), _scope_digest(facts, module, scope)
+        digest = dict(last.digest)
+        changed = set()
+        for key in gone.keys() | came.keys():
+            was = digest.get(key, frozenset())
+            value = (was - gone.get(key, frozenset())) | came.get(key, frozenset())
+            if value != was:
+                changed.add(key)
+                if value:
+                    digest[key] = frozenset(value)
+                else:
+                    del digest[key]
+        now.digest = digest
+        self._last[path] = now
+        return changed
 
     def digest(self, path: str) -> Digest:
         """What other files can see of this one, by the key a lookup records."""
@@ -247,17 +325,10 @@ class SymbolIndex:
                 out[deps.subclass_key(base)].add(cls_id)
         module = self.module_id.get(path)
         for scope, names in facts.vars.items():
-            for name, fl in names.items():
-                key = name if scope == module else deps.local_key(scope, name)
-                out[key].add((Seen.VARIABLE, scope, tuple(fl)))
+            _digest_vars(out, module, scope, names)
         for cls_id, attrs in facts.attrs.items():
             for name, fl in attrs.items():
-                deep = []  # with the locals of its scope that each value names
-                for form, text, scope in fl:
-                    head = text.split(".", 1)[0].split("(", 1)[0].strip()
-                    local = facts.vars.get(scope, {}).get(head, ())
-                    deep.append((form, text, scope, tuple(local)))
-                out[name].add((Seen.ATTRIBUTE, cls_id, tuple(deep)))
+                out[name].add(_attribute_entry(facts, cls_id, fl))
         for fid, text in facts.returns.items():
             out[deps.short_name(fid)].add((Seen.RETURNS, fid, text))
         for fid, texts in facts.returned.items():
@@ -270,19 +341,48 @@ class SymbolIndex:
             out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
 
 
+def _digest_vars(out: dict[str, set], module: str | None, scope: str, names: dict[str, list[Fact]]) -> None:
+    for name, fl in names.items():
+        key = name if scope == module else deps.local_key(scope, name)
+        out[key].add((Seen.VARIABLE, scope, tuple(fl)))
+
+
+def _attribute_entry(facts: FileFacts, cls_id: str, fl: list[AttrFact]) -> tuple:
+    """An attribute's digest entry: its facts, with the locals of its scope that each
+    value names."""
+    deep = []
+    for form, text, scope in fl:
+        head = text.split(".", 1)[0].split("(", 1)[0].strip()
+        local = facts.vars.get(scope, {}).get(head, ())
+        deep.append((form, text, scope, tuple(local)))
+    return Seen.ATTRIBUTE, cls_id, tuple(deep)
+
+
+def _scope_digest(facts: FileFacts, module: str | None, scope: str) -> dict[str, set]:
+    """The digest entries that read a scope's variables: its variables, and the
+    attributes with a value set in it."""
+    out: dict[str, set] = defaultdict(set)
+    _digest_vars(out, module, scope, facts.vars.get(scope, {}))
+    for cls_id, attrs in facts.attrs.items():
+        for name, fl in attrs.items():
+            if any(f.scope == scope for f in fl):
+                out[name].add(_attribute_entry(facts, cls_id, fl))
+    return out
+
+
+@dataclass(slots=True)
+class _Last:
+    """A file's shape at its last edit (its symbols, and its rows but calls, without
+    positions: what its facts and digest depend on; calls are the graph's sites, not
+    facts), and its digest then."""
+
+    symbols: list[tuple]
+    rows: list[tuple]
+    digest: Digest
+
+
 _SYMBOL_SHAPE = attrgetter("id", "name", "qualified_name", "kind", "parent", "language")
 _ROW_SHAPE = itemgetter("kind", "name", "receiver", "enclosing", "source", "original")
-
-
-def _shape(symbols: list[SymbolInfo], refs: list[RefRow]) -> list[tuple]:
-    """A file's symbols and its rows but calls, without their positions: what its facts
-    and digest depend on (calls are the graph's sites, not facts: typing in a call
-    keeps the shape). Compared at every edit."""
-    return [*map(_SYMBOL_SHAPE, symbols), *map(_ROW_SHAPE, filter(_not_call, refs))]
-
-
-def _not_call(r: RefRow) -> bool:
-    return r["kind"] != "call"
 
 
 def _folder(path: str) -> str:
