@@ -220,35 +220,26 @@ def _split_references(old: list[Reference], part: list[Reference], split: tuple[
     where it stands among the others. None for a reference in the comments above the
     node, a new fact of the module unit, an old list out of the document's order, or a
     fact of the module unit that could stand on either side of a node without any."""
-    before_ids, was_ids, after_ids = ({s.id for s in part_} for part_ in split)
+    side_of = {s.id: side for side, part_ in enumerate(split) for s in part_}
     inside_ids = {s.id for s in inside}
-    sides: list[int] = []  # 0 before, 1 the node, 2 after, -1 unknown (the module unit's facts)
-    for r in old:
-        if r.line == 0:
-            e = r.enclosing
-            sides.append(1 if e in was_ids else 0 if e in before_ids else 2 if e in after_ids else -1)
-        elif r.line - 1 < span.top_row:
-            sides.append(0)
-        elif r.line - 1 > span.old_last:
-            sides.append(2)
-        elif r.line - 1 < span.first_row:
-            return None  # a reference in the comments above it
-        else:
-            sides.append(1)
+    top, first, last = span.top_row + 1, span.first_row + 1, span.old_last + 1  # 1-based lines
+    # 0 before, 1 the node, 2 after, -1 unknown (the module unit's facts), 3 the comments above it
+    sides = [side_of.get(r.enclosing, -1) if r.line == 0 else
+             0 if r.line < top else 2 if r.line > last else 1 if r.line >= first else 3 for r in old]
+    if 3 in sides:
+        return None  # a reference in the comments above it
     known = [x for x in sides if x >= 0]
     if known != sorted(known):
         return None  # not the document's order
-    at = next((i for i, x in enumerate(sides) if x == 1), None)  # where the node's rows stand
-    if at is None:
-        last_before = max((i for i, x in enumerate(sides) if x == 0), default=-1)
-        first_after = next((i for i, x in enumerate(sides) if x == 2), len(sides))
-        if part and any(x == -1 for x in sides[last_before + 1:first_after]):
+    if 1 in sides:  # the node's rows, together (a module unit's fact among them: None)
+        at, end = sides.index(1), len(sides) - sides[::-1].index(1)
+        if -1 in sides[at:end]:
+            return None
+    else:
+        at = end = len(sides) - sides[::-1].index(0) if 0 in sides else 0
+        if part and -1 in sides[at:sides.index(2) if 2 in sides else len(sides)]:
             return None  # a module unit's fact right before or right after the node
-        at = last_before + 1
-    elif -1 in sides[at:len(sides) - sides[::-1].index(1)]:
-        return None  # a module unit's fact among the node's
-    before = [r for r, x in zip(old[:at], sides[:at], strict=True) if x != 1]
-    after = [r for r, x in zip(old[at:], sides[at:], strict=True) if x != 1]
+    before, after = old[:at], old[end:]
     within = []
     for r in part:
         if (r.line == 0 and r.enclosing in inside_ids) or span.first_row + 1 <= r.line <= span.new_last + 1:

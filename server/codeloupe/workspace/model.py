@@ -56,7 +56,8 @@ def _ref_dict(r: Reference) -> dict:
 def _reuse(old: Sequence[Any], made: Sequence[T], new: Sequence[Any], make: Callable[[Any], T]) -> list[T]:
     """``make`` of each of ``new``, where ``made`` is ``make`` of each of ``old``: an item
     that is the very same object in ``old`` keeps what was made of it. A spliced
-    extraction keeps the items before and after the edited definition, in order: the
+    extraction keeps the items before and after the edited definition, in order (in each
+    block of its references: ``FileModel.from_extraction`` hands them one by one): the
     common head and tail are matched by identity in one pass, the middle by id."""
     n, m = len(old), len(new)
     limit = min(n, m)
@@ -73,6 +74,12 @@ def _reuse(old: Sequence[Any], made: Sequence[T], new: Sequence[Any], make: Call
         out.append(hit[1] if hit is not None and hit[0] is item else make(item))
     out.extend(made[n - tail:])
     return out
+
+
+def _blocks(items: Sequence[T], starts: tuple[int, ...]) -> list[Sequence[T]]:
+    """``items`` cut where each of ``starts`` begins (``FileExtraction.blocks``)."""
+    bounds = [0, *starts, len(items)]
+    return [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,14 +112,20 @@ class FileModel:
         old_refs: Sequence[object] = ()
         made_syms: Sequence[tuple[SymRow, SymbolInfo]] = ()
         made_refs: Sequence[dict] = ()
+        old_blocks: tuple[int, ...] | None = None
         if previous is not None and previous[1].infos is not None:
             pex, pfm = previous
             if len(pex.symbols) == len(pfm.symbols) and len(pex.references) == len(pfm.refs):
-                old_syms, old_refs = pex.symbols, pex.references
+                old_syms, old_refs, old_blocks = pex.symbols, pex.references, pex.blocks
                 made_syms = list(zip(pfm.symbols, pfm.infos, strict=True))
                 made_refs = pfm.refs
         pairs = _reuse(old_syms, made_syms, ex.symbols, _sym_row)
-        refs = _reuse(old_refs, made_refs, ex.references, _ref_dict)
+        if old_blocks is not None and len(old_blocks) == len(ex.blocks):  # block by block (a splice's order)
+            refs = [x for o, m, e in zip(_blocks(old_refs, old_blocks), _blocks(made_refs, old_blocks),
+                                         _blocks(ex.references, ex.blocks), strict=True)
+                    for x in _reuse(o, m, e, _ref_dict)]
+        else:
+            refs = _reuse(old_refs, made_refs, ex.references, _ref_dict)
         rows = [row for row, _ in pairs]
         infos = [info for _, info in pairs]
         return cls(ex.path, tuple(rows), tuple(refs), version, tuple(infos))
