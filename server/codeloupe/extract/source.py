@@ -30,7 +30,10 @@ class Source:
         """A node's text with its whitespace collapsed ("" for none)."""
         if node is None:
             return ""
-        return " ".join(self.data[node.start_byte:node.end_byte].decode("utf-8", "replace").split())
+        text = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        if text.isascii() and text.isprintable() and " " not in text:
+            return text  # most names: no whitespace to collapse (the only printable ASCII one is " ")
+        return " ".join(text.split())
 
 
     def column(self, row: int, byte_col: int) -> int:
