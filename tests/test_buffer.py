@@ -235,18 +235,17 @@ def test_commonjs_members_and_factories_splice_as_extracted() -> None:
     assert doc.spliced >= 6, doc.spliced
 
 
-def test_typing_in_an_assignment_patches_one_scope_of_the_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_typing_in_a_function_patches_its_scope_of_the_graph(monkeypatch: pytest.MonkeyPatch) -> None:
     """The editor's path for a keystroke: a spliced extraction keeps the rows in a whole
-    extraction's order, so the graph sees that only one function's variables changed
-    and patches its facts (``SymbolIndex._patch``) instead of digesting the file; the
+    extraction's order, so the graph sees that only one function's rows changed
+    and patches its facts (``graph.patch``) instead of digesting the file; the
     graph is the one built from a whole extraction, the attribute set in two methods
     (order matters: the first of a kind wins) included."""
-    from codeloupe.graph import Graph, SymbolInfo
-    from codeloupe.graph.index import SymbolIndex
+    from codeloupe.graph import Graph, SymbolInfo, patch
 
     patched = []
-    real = SymbolIndex._patch
-    monkeypatch.setattr(SymbolIndex, "_patch", lambda self, path, *a: patched.append(path) or real(self, path, *a))
+    real = patch.apply
+    monkeypatch.setattr(patch, "apply", lambda index, path, *a: patched.append(path) or real(index, path, *a))
 
     def rows(ex):
         return ([SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent, s.start_line, s.end_line,
@@ -269,6 +268,6 @@ def test_typing_in_an_assignment_patches_one_scope_of_the_graph(monkeypatch: pyt
         out = {(e.site, e.target, e.reason) for v in g.out_edges.values() for e in v}
         assert out == {(e.site, e.target, e.reason) for v in want.out_edges.values() for e in v}, after
     assert doc.spliced == len(steps)
-    # the first edit digests the file whole (no shape of it remembered yet), and the
-    # third sets an attribute (a receiver's row: not a variable of one scope)
-    assert len(patched) == 2, patched
+    # the first edit digests the file whole (no shape of it remembered yet); the third
+    # sets an attribute: its class's attributes are digested again with the scope
+    assert len(patched) == len(steps) - 1, patched

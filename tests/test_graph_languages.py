@@ -714,20 +714,20 @@ def test_every_edit_equals_a_rebuild(lang: str) -> None:
 @pytest.mark.parametrize("lang", sorted(CASES))
 def test_edits_of_one_scopes_variables_equal_a_rebuild(lang: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Typing in an assignment changes the variables of one scope and nothing else: the
-    index digests that scope again and patches the file's digest (``SymbolIndex._patch``).
+    index digests that scope again and patches the file's digest (``graph.patch``).
     Each variable row of each file changed, dropped, and joined by a new one, then put
     back: facts, digest and edges those of a graph built from the same rows."""
+    from codeloupe.graph import patch
     from codeloupe.graph.facts import VARIABLE_KINDS
-    from codeloupe.graph.index import SymbolIndex
 
     patched = []
-    real = SymbolIndex._patch
+    real = patch.apply
 
-    def spy(self, path, *args):
+    def spy(index, path, *args):
         patched.append(path)
-        return real(self, path, *args)
+        return real(index, path, *args)
 
-    monkeypatch.setattr(SymbolIndex, "_patch", spy)
+    monkeypatch.setattr(patch, "apply", spy)
     root = DATA / lang
     rows = {f.relative_to(root).as_posix(): _file_rows(f.relative_to(root).as_posix(), f.read_text())
             for f in sorted(root.rglob("*")) if f.is_file() and language_for_path(f)}
@@ -750,6 +750,69 @@ def test_edits_of_one_scopes_variables_equal_a_rebuild(lang: str, monkeypatch: p
                 assert g._index._last[rel].digest == want._index.digest(rel), (rel, r)
                 tried += 1
     assert tried and len(patched) > tried // 2, (len(patched), tried)
+
+
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_functions_inserted_and_deleted_equal_a_rebuild(lang: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inserting a function or a method (with its variables, an attribute it sets, what
+    it returns), deleting one, renaming one: the symbols that came and went and the
+    scopes they touched are patched into the last facts and digest (``graph.patch``),
+    or the file is digested whole; either way the facts, digest and edges of a graph
+    built from the same rows."""
+    from codeloupe.graph import patch
+    from codeloupe.graph.facts import FileFacts
+    from codeloupe.graph.model import FUNCTION_KINDS
+    from codeloupe.languages import rules
+
+    patched = []
+    real = patch.apply
+    monkeypatch.setattr(patch, "apply", lambda index, path, *a: patched.append(path) or real(index, path, *a))
+    root = DATA / lang
+    rows = {f.relative_to(root).as_posix(): _file_rows(f.relative_to(root).as_posix(), f.read_text())
+            for f in sorted(root.rglob("*")) if f.is_file() and language_for_path(f)}
+    g = Graph([s for s, _ in rows.values() for s in s], [r for _, rs in rows.values() for r in rs])
+    tried = 0
+
+    def check(rel: str, symbols: list[SymbolInfo], refs: list[dict], why: str) -> None:
+        nonlocal tried
+        g.replace_file(rel, symbols, refs)
+        want = Graph([s for p, (ss, _) in rows.items() for s in (symbols if p == rel else ss)],
+                     [x for p, (_, rs) in rows.items() for x in (refs if p == rel else rs)])
+        assert _snapshot(g) == _snapshot(want), (rel, why)
+        assert (g._index.facts.get(rel) or FileFacts()) == (want._index.facts.get(rel) or FileFacts()), (rel, why)
+        assert g._index._last[rel].digest == want._index.digest(rel), (rel, why)
+        tried += 1
+
+    for rel, (symbols, refs) in rows.items():
+        check(rel, symbols, refs, "as it is")  # the shape of the file remembered
+        functions = [s for s in symbols if s.kind in FUNCTION_KINDS
+                     and not any(t.parent == s.id for t in symbols)][:3]
+        for f in functions:
+            owner = next(s for s in symbols if s.id == f.parent)
+            in_class = owner.kind not in ("module", *FUNCTION_KINDS)
+            name = f.name + "_added"
+            added = SymbolInfo(f"{f.id}_added", rel, name, f.qualified_name + "_added", f.kind, f.parent,
+                               f.end_line, f.end_line, f.language)
+            at = max((i for i, r in enumerate(refs) if r["enclosing"] == f.id), default=len(refs) - 1) + 1
+            made = [{**refs[0], "kind": "assign", "name": "local", "receiver": "", "line": 0, "col": 0,
+                     "enclosing": added.id, "source": f.name + "()", "original": ""},
+                    {**refs[0], "kind": "return", "name": "local", "receiver": "", "line": 0, "col": 0,
+                     "enclosing": added.id, "source": "", "original": ""}]
+            if in_class:
+                made.append({**made[0], "receiver": "self", "name": "slot", "source": "local"})
+            i = symbols.index(f) + 1
+            check(rel, symbols[:i] + [added] + symbols[i:], refs[:at] + made + refs[at:], f"{name} inserted")
+            gone = [s for s in symbols if s.id != f.id]
+            rest = [r for r in refs if r["enclosing"] != f.id]
+            check(rel, gone, rest, f"{f.name} deleted")
+            renamed = SymbolInfo(f"{f.id}_renamed", rel, f.name + "_renamed", f.qualified_name + "_renamed",
+                                 f.kind, f.parent, f.start_line, f.end_line, f.language)
+            check(rel, [renamed if s.id == f.id else s for s in symbols],
+                  [{**r, "enclosing": renamed.id} if r["enclosing"] == f.id else r for r in refs], f"{f.name} renamed")
+            check(rel, symbols, refs, "restored")
+    assert tried
+    # a namespaced language's definitions name the namespaces its files see: whole
+    assert bool(patched) is not rules(lang).namespaced, (len(patched), tried)
 
 
 def test_queries_on_the_map() -> None:

@@ -15,36 +15,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from functools import partial
 from operator import attrgetter, itemgetter
 
 from ..languages import NEUTRAL, Language, module_stem, rules
-from . import deps
-from .facts import VARIABLE_KINDS, FileFacts, RefRow, digest_refs, type_refs
-from .model import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, AttrFact, Fact, SymbolInfo
-
-Digest = dict[str, frozenset]
-
-
-class Seen(StrEnum):
-    """What a file's digest says it shows other files, under a dependency key."""
-
-    FILE = "file"  # the file itself (under its module stem and its folder)
-    SYMBOL = "s"  # a definition: id, kind, parent, qualified name
-    IMPORT = "i"  # an import binding: source, original name
-    IMPORTED_AS = "i<"  # the same import, under the original name
-    STAR = "*"  # a `*` import
-    BASES = "b"  # a class's bases
-    VARIABLE = "v"  # a variable's facts
-    ATTRIBUTE = "a"  # an attribute's facts (with the locals its values name)
-    RETURNS = "r"  # a function's declared return type
-    RETURNED = "rv"  # what a function returns
-    PARAMS = "p"  # the arguments a function takes
-    PACKAGE = "pkg"  # the package the file declares
-    PARAM_TYPES = "pt"  # the types of a function's parameters
-    HEAD = "head"  # the file defines in a namespace starting so (a namespaced language)
-    MEMBER = "m"  # a method an interface declares
+from . import deps, patch
+from .digest import Digest, Seen, digest_facts, symbol_entry
+from .facts import FileFacts, RefRow, digest_refs, type_refs
+from .model import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, SymbolInfo
 
 
 class SymbolIndex:
@@ -188,25 +166,29 @@ class SymbolIndex:
         on their positions (its shape, ``_Last``). When the shape is the last edit's
         (typing in a call, a comment, a string; lines moved), the facts are the last
         ones with the type uses at their new places, and nothing changed for other
-        files. When only the variables of one scope changed (typing in an assignment),
-        that scope's facts and digest entries are made again (``_patch``), the rest kept."""
+        files. When the edit touched a few scopes only (typing in an assignment,
+        inserting a function: ``patch.plan``), their facts and digest entries are made
+        again (``patch.apply``), the rest kept."""
         last = self._last.pop(path, None)
         old = self.facts.get(path)
         rows = [r for r in refs if r["kind"] != "call"]
         now = _Last(list(map(_SYMBOL_SHAPE, symbols)), list(map(_ROW_SHAPE, rows)), {})
-        if last is None or old is None or last.symbols != now.symbols:
+        if last is None or old is None:
             return self._replace_all(path, symbols, refs, enclosing_class, now, last)
-        if last.rows == now.rows:
+        if last.symbols == now.symbols and last.rows == now.rows:
             self._swap_symbols(path, symbols)
             self.facts[path] = replace(old, type_refs=type_refs(path, refs))  # the same package and bases
             self._last[path] = last
             return set()
-        scope = self._changed_scope(path, last.rows, now.rows)
-        if scope is None:
+        planned = patch.plan(self, path, last, now)
+        if planned is None:
             return self._replace_all(path, symbols, refs, enclosing_class, now, last)
-        self._swap_symbols(path, symbols)  # the same ids, kinds and parents
-        names = self._scope_vars(path, rows, scope, enclosing_class)
-        return self._patch(path, old, refs, scope, names, now, last)
+        self._swap_symbols(path, symbols)
+        facts, now.digest, changed = patch.apply(self, path, old, rows, refs, planned, enclosing_class,
+                                                 last.digest)
+        self.facts[path] = facts  # the same package and bases
+        self._last[path] = now
+        return changed
 
     def _swap_symbols(self, path: str, symbols: list[SymbolInfo]) -> None:
         self.remove_symbols(path)
@@ -225,66 +207,6 @@ class SymbolIndex:
             self._last[path] = now
         return {k for k in before.keys() | now.digest.keys() if before.get(k) != now.digest.get(k)}
 
-    def _changed_scope(self, path: str, before: list[tuple], after: list[tuple]) -> str | None:
-        """The one scope whose variables alone the rows between the first and the last
-        difference of two shapes set (as ``digest_refs`` files them: every row a
-        variable's, without a receiver, not in a class body); None when the change is
-        anything else."""
-        n = min(len(before), len(after))
-        start = next((i for i in range(n) if before[i] != after[i]), n)
-        tail = 0
-        while tail < n - start and before[-1 - tail] == after[-1 - tail]:
-            tail += 1
-        module = self.module_id.get(path, f"{path}::<module>")
-        scopes = set()
-        for kind, _, receiver, enclosing, *_ in (*before[start:len(before) - tail], *after[start:len(after) - tail]):
-            if receiver or kind not in VARIABLE_KINDS:
-                return None
-            scopes.add(enclosing if enclosing in self.symbols else module)
-        if len(scopes) != 1:
-            return None
-        scope = scopes.pop()
-        owner = self.symbols.get(scope)
-        return None if owner is not None and owner.kind in CLASS_KINDS else scope
-
-    def _scope_vars(self, path: str, rows: list[RefRow], scope: str,
-                    enclosing_class: Callable[[str], SymbolInfo | None]) -> dict[str, list[Fact]] | None:
-        """The variables of one scope, from the rows ``digest_refs`` files under it."""
-        module = self.module_id.get(path, f"{path}::<module>")
-        own = [r for r in rows if r["kind"] in VARIABLE_KINDS
-               and (r["enclosing"] if r["enclosing"] in self.symbols else module) == scope]
-        lang = self.file_lang.get(path, NEUTRAL)
-        return digest_refs(path, own, module, lang, self.symbols.get, enclosing_class).vars.get(scope)
-
-    def _patch(self, path: str, old: FileFacts, refs: list[RefRow], scope: str,
-               names: dict[str, list[Fact]] | None, now: _Last, last: _Last) -> set[str]:
-        """The facts and digest of a file of which only ``scope``'s variables changed
-        (to ``names``): the digest entries that read them (its variables, and the
-        attributes whose values name its locals) taken out and put back."""
-        variables = dict(old.vars)
-        if names is None:
-            variables.pop(scope, None)
-        else:
-            variables[scope] = names
-        facts = replace(old, vars=variables, type_refs=type_refs(path, refs))
-        self.facts[path] = facts  # the same package and bases
-        module = self.module_id.get(path)  # as ``digest`` reads it
-        gone, came = _scope_digest(old, module, scope), _scope_digest(facts, module, scope)
-        digest = dict(last.digest)
-        changed = set()
-        for key in gone.keys() | came.keys():
-            was = digest.get(key, frozenset())
-            value = (was - gone.get(key, frozenset())) | came.get(key, frozenset())
-            if value != was:
-                changed.add(key)
-                if value:
-                    digest[key] = frozenset(value)
-                else:
-                    del digest[key]
-        now.digest = digest
-        self._last[path] = now
-        return changed
-
     def digest(self, path: str) -> Digest:
         """What other files can see of this one, by the key a lookup records."""
         out: dict[str, set] = defaultdict(set)
@@ -296,79 +218,22 @@ class SymbolIndex:
                 out[deps.module_key(module_stem(path).rsplit("/", 1)[-1])].add((Seen.FILE, path))
                 out[deps.module_key(_folder(path).rsplit("/", 1)[-1])].add((Seen.FILE, path))  # a Go package
                 continue
-            out[s.name].add((Seen.SYMBOL, s.id, s.kind, s.parent, s.qualified_name))
+            out[s.name].add(symbol_entry(s.id, s.kind, s.parent, s.qualified_name))
             if s.parent is not None and (owner := self.symbols.get(s.parent)) is not None and owner.kind == "interface":
                 out[deps.members_key(s.parent)].add((Seen.MEMBER, s.name))
             if s.kind in CALLABLE_KINDS and "." in s.qualified_name and rules(s.language).namespaced:
                 out[deps.head_key(s.qualified_name.split(".", 1)[0])].add((Seen.HEAD, path))
         facts = self.facts.get(path)
         if facts is not None:
-            self._digest_facts(out, path, facts)
+            digest_facts(out, path, facts, self.module_id.get(path))
         lang = self.file_lang.get(path, NEUTRAL)
         if lang.namespaced:
             out[deps.namespace_key(path)].add(tuple(sorted(self.namespaces(path))))
         if facts is not None and facts.imports:
             out[deps.imports_key(path)].add(tuple(sorted(facts.imports.items())))
-        if lang.includes_files and facts is not None:
+        if lang.includes_files and facts is not None and facts.imports:  # none: as a file without facts
             out[deps.include_key(path)].add(tuple(sorted(source for source, _ in facts.imports.values())))
         return {k: frozenset(v) for k, v in out.items()}
-
-    def _digest_facts(self, out: dict[str, set], path: str, facts: FileFacts) -> None:
-        for bound, (source, original) in facts.imports.items():
-            out[bound].add((Seen.IMPORT, source, original))
-            out[original].add((Seen.IMPORTED_AS, bound, source))
-        for source in facts.stars:
-            out[deps.STAR].add((Seen.STAR, path, source))
-        for cls_id, bases in facts.bases.items():
-            out[deps.short_name(cls_id)].add((Seen.BASES, cls_id, tuple(bases)))
-            for _, base in bases:
-                out[deps.subclass_key(base)].add(cls_id)
-        module = self.module_id.get(path)
-        for scope, names in facts.vars.items():
-            _digest_vars(out, module, scope, names)
-        for cls_id, attrs in facts.attrs.items():
-            for name, fl in attrs.items():
-                out[name].add(_attribute_entry(facts, cls_id, fl))
-        for fid, text in facts.returns.items():
-            out[deps.short_name(fid)].add((Seen.RETURNS, fid, text))
-        for fid, texts in facts.returned.items():
-            out[deps.short_name(fid)].add((Seen.RETURNED, fid, tuple(texts)))
-        for fid, bounds in facts.params.items():
-            out[deps.short_name(fid)].add((Seen.PARAMS, fid, bounds))
-        for fid, types in facts.ptypes.items():
-            out[deps.short_name(fid)].add((Seen.PARAM_TYPES, fid, types))
-        if facts.package:
-            out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
-
-
-def _digest_vars(out: dict[str, set], module: str | None, scope: str, names: dict[str, list[Fact]]) -> None:
-    for name, fl in names.items():
-        key = name if scope == module else deps.local_key(scope, name)
-        out[key].add((Seen.VARIABLE, scope, tuple(fl)))
-
-
-def _attribute_entry(facts: FileFacts, cls_id: str, fl: list[AttrFact]) -> tuple:
-    """An attribute's digest entry: its facts, with the locals of its scope that each
-    value names."""
-    deep = []
-    for form, text, scope in fl:
-        head = text.split(".", 1)[0].split("(", 1)[0].strip()
-        local = facts.vars.get(scope, {}).get(head, ())
-        deep.append((form, text, scope, tuple(local)))
-    return Seen.ATTRIBUTE, cls_id, tuple(deep)
-
-
-def _scope_digest(facts: FileFacts, module: str | None, scope: str) -> dict[str, set]:
-    """The digest entries that read a scope's variables: its variables, and the
-    attributes with a value set in it."""
-    out: dict[str, set] = defaultdict(set)
-    _digest_vars(out, module, scope, facts.vars.get(scope, {}))
-    for cls_id, attrs in facts.attrs.items():
-        for name, fl in attrs.items():
-            if any(f.scope == scope for f in fl):
-                out[name].add(_attribute_entry(facts, cls_id, fl))
-    return out
-
 
 @dataclass(slots=True)
 class _Last:
