@@ -245,7 +245,7 @@ def test_typing_in_a_function_patches_its_scope_of_the_graph(monkeypatch: pytest
 
     patched = []
     real = patch.apply
-    monkeypatch.setattr(patch, "apply", lambda index, path, *a: patched.append(path) or real(index, path, *a))
+    monkeypatch.setattr(patch, "apply", lambda path, *a: patched.append(path) or real(path, *a))
 
     def rows(ex):
         return ([SymbolInfo(s.id, s.path, s.name, s.qualified_name, s.kind, s.parent, s.start_line, s.end_line,

@@ -723,9 +723,9 @@ def test_edits_of_one_scopes_variables_equal_a_rebuild(lang: str, monkeypatch: p
     patched = []
     real = patch.apply
 
-    def spy(index, path, *args):
+    def spy(path, *args):
         patched.append(path)
-        return real(index, path, *args)
+        return real(path, *args)
 
     monkeypatch.setattr(patch, "apply", spy)
     root = DATA / lang
@@ -766,7 +766,7 @@ def test_functions_inserted_and_deleted_equal_a_rebuild(lang: str, monkeypatch: 
 
     patched = []
     real = patch.apply
-    monkeypatch.setattr(patch, "apply", lambda index, path, *a: patched.append(path) or real(index, path, *a))
+    monkeypatch.setattr(patch, "apply", lambda path, *a: patched.append(path) or real(path, *a))
     root = DATA / lang
     rows = {f.relative_to(root).as_posix(): _file_rows(f.relative_to(root).as_posix(), f.read_text())
             for f in sorted(root.rglob("*")) if f.is_file() and language_for_path(f)}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from operator import attrgetter, itemgetter
 
@@ -23,6 +23,7 @@ from . import deps, patch
 from .digest import Digest, Seen, digest_facts, symbol_entry
 from .facts import FileFacts, RefRow, digest_refs, type_refs
 from .model import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, SymbolInfo
+from .patch import Shape
 
 
 class SymbolIndex:
@@ -47,7 +48,7 @@ class SymbolIndex:
         # each edited file's last shape and digest (what others see of it): the next
         # edit of that file starts from the digest instead of computing it again (it
         # reads only the file), and skips it when the shape is the same
-        self._last: dict[str, _Last] = {}
+        self._last: dict[str, Shape] = {}
 
     # --- symbols ---------------------------------------------------------------------------
 
@@ -163,7 +164,7 @@ class SymbolIndex:
         dependency keys whose digest changed.
 
         A file's facts and digest depend on its symbols and rows but calls, and not
-        on their positions (its shape, ``_Last``). When the shape is the last edit's
+        on their positions (its shape, ``Shape``). When the shape is the last edit's
         (typing in a call, a comment, a string; lines moved), the facts are the last
         ones with the type uses at their new places, and nothing changed for other
         files. When the edit touched a few scopes only (typing in an assignment,
@@ -172,7 +173,7 @@ class SymbolIndex:
         last = self._last.pop(path, None)
         old = self.facts.get(path)
         rows = [r for r in refs if r["kind"] != "call"]
-        now = _Last(list(map(_SYMBOL_SHAPE, symbols)), list(map(_ROW_SHAPE, rows)), {})
+        now = Shape(list(map(_SYMBOL_SHAPE, symbols)), list(map(_ROW_SHAPE, rows)), {})
         if last is None or old is None:
             return self._replace_all(path, symbols, refs, enclosing_class, now, last)
         if last.symbols == now.symbols and last.rows == now.rows:
@@ -180,12 +181,13 @@ class SymbolIndex:
             self.facts[path] = replace(old, type_refs=type_refs(path, refs))  # the same package and bases
             self._last[path] = last
             return set()
-        planned = patch.plan(self, path, last, now)
+        lang, module = self.file_lang.get(path, NEUTRAL), self.module_id.get(path)
+        planned = patch.plan(lang, module or f"{path}::<module>", last, now)
         if planned is None:
             return self._replace_all(path, symbols, refs, enclosing_class, now, last)
         self._swap_symbols(path, symbols)
-        facts, now.digest, changed = patch.apply(self, path, old, rows, refs, planned, enclosing_class,
-                                                 last.digest)
+        facts, now.digest, changed = patch.apply(path, lang, module, self.symbols, old, rows, refs, planned,
+                                                 enclosing_class, last.digest)
         self.facts[path] = facts  # the same package and bases
         self._last[path] = now
         return changed
@@ -196,8 +198,8 @@ class SymbolIndex:
             self.add_symbol(s)
 
     def _replace_all(self, path: str, symbols: list[SymbolInfo], refs: list[RefRow],
-                     enclosing_class: Callable[[str], SymbolInfo | None], now: _Last,
-                     last: _Last | None) -> set[str]:
+                     enclosing_class: Callable[[str], SymbolInfo | None], now: Shape,
+                     last: Shape | None) -> set[str]:
         before = last.digest if last is not None else self.digest(path)
         self.remove_facts(path)
         self._swap_symbols(path, symbols)
@@ -234,17 +236,6 @@ class SymbolIndex:
         if lang.includes_files and facts is not None and facts.imports:  # none: as a file without facts
             out[deps.include_key(path)].add(tuple(sorted(source for source, _ in facts.imports.values())))
         return {k: frozenset(v) for k, v in out.items()}
-
-@dataclass(slots=True)
-class _Last:
-    """A file's shape at its last edit (its symbols, and its rows but calls, without
-    positions: what its facts and digest depend on; calls are the graph's sites, not
-    facts), and its digest then."""
-
-    symbols: list[tuple]
-    rows: list[tuple]
-    digest: Digest
-
 
 _SYMBOL_SHAPE = attrgetter("id", "name", "qualified_name", "kind", "parent", "language")
 _ROW_SHAPE = itemgetter("kind", "name", "receiver", "enclosing", "source", "original")

@@ -4,7 +4,7 @@ touched only a few scopes (``SymbolIndex.replace_file``).
 Typing in a function, inserting or deleting one, changes the rows of a few enclosing
 symbols and perhaps adds or drops function symbols; the file's other facts are the
 last ones. ``plan`` finds those scopes from the edit's shape (symbols, and rows but
-calls, without positions: ``index._Last``) or says the edit is anything else (an
+calls, without positions: ``Shape``) or says the edit is anything else (an
 import, a base, a class, a namespaced language's symbols: the whole file is digested
 again). ``apply`` digests the rows of those scopes (and every row an attribute is set
 by: an attribute gathers the methods of its class), and patches the digest entries
@@ -16,15 +16,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-from ..languages import NEUTRAL, SELF_RECEIVERS
+from ..languages import SELF_RECEIVERS, Language
 from .digest import Digest, attribute_entry, digest_vars, function_entries, symbol_entry
 from .facts import VARIABLE_KINDS, FileFacts, RefRow, digest_refs, type_refs
 from .model import CLASS_KINDS, FUNCTION_KINDS, SymbolInfo
-
-if TYPE_CHECKING:
-    from .index import SymbolIndex, _Last
 
 # the row kinds whose facts are keyed by the scope they are in (a variable's, an
 # attribute's, a function's returns and parameters; type uses are no facts)
@@ -33,10 +29,21 @@ _BY_FUNCTION = ("returns", "returned", "params", "ptypes")  # FileFacts' fields 
 
 
 @dataclass(slots=True)
+class Shape:
+    """A file's shape at its last edit (its symbols, and its rows but calls, without
+    positions: what its facts and digest depend on; calls are the graph's sites, not
+    facts), and its digest then."""
+
+    symbols: list[tuple]  # (id, name, qualified name, kind, parent, language)
+    rows: list[tuple]  # (kind, name, receiver, enclosing, source, original)
+    digest: Digest
+
+
+@dataclass(slots=True)
 class Plan:
     """What an edit touched: the enclosing ids whose rows changed or that came or
     went, the variable scopes they are filed under, and the shapes of the symbols
-    that came and went (``index._SYMBOL_SHAPE``)."""
+    that came and went (as in ``Shape.symbols``)."""
 
     scopes: set[str]
     var_scopes: set[str]
@@ -44,16 +51,16 @@ class Plan:
     went: list[tuple]
 
 
-def plan(index: SymbolIndex, path: str, last: _Last, now: _Last) -> Plan | None:
-    """The scopes an edit touched, from its shape and the last one; None when it
-    touched anything else. Read before the edit's symbols are in the index."""
+def plan(lang: Language, module: str, last: Shape, now: Shape) -> Plan | None:
+    """The scopes an edit of a file (in ``lang``, its module unit's id ``module``)
+    touched, from its shape and the last one; None when it touched anything else."""
     old_s = {t[0]: t for t in last.symbols}
     new_s = {t[0]: t for t in now.symbols}
     if len(old_s) != len(last.symbols) or len(new_s) != len(now.symbols):
         return None  # the same id twice
     added, removed = new_s.keys() - old_s.keys(), old_s.keys() - new_s.keys()
     if added or removed:
-        if index.file_lang.get(path, NEUTRAL).namespaced:
+        if lang.namespaced:
             return None  # its definitions name the namespaces the file sees
         if any(old_s[i] != new_s[i] for i in old_s.keys() & new_s.keys()):
             return None
@@ -77,7 +84,6 @@ def plan(index: SymbolIndex, path: str, last: _Last, now: _Last) -> Plan | None:
         return None  # a row kept whose symbol came or went: filed elsewhere now
     old_rows, new_rows = _by_scope(was), _by_scope(now_)
     changed = {e for e in old_rows.keys() | new_rows.keys() if old_rows.get(e) != new_rows.get(e)}
-    module = index.module_id.get(path, f"{path}::<module>")
     scopes = changed | came_or_went
     # the scopes their variables are filed under (``digest_refs``: a row of no symbol,
     # the module's; all of those are digested again if one is among the rows in between,
@@ -98,16 +104,15 @@ def _by_scope(rows: tuple | list) -> dict[str, list[tuple]]:
     return out
 
 
-def apply(index: SymbolIndex, path: str, old: FileFacts, rows: list[RefRow], refs: list[RefRow],
-          the_plan: Plan, enclosing_class: Callable[[str], SymbolInfo | None],
-          digest: Digest) -> tuple[FileFacts, Digest, set[str]]:
-    """The file's facts, digest and changed dependency keys after the planned edit
-    (its symbols are in the index)."""
-    symbols = index.symbols
-    module = index.module_id.get(path, f"{path}::<module>")
+def apply(path: str, lang: Language, module_unit: str | None, symbols: dict[str, SymbolInfo],
+          old: FileFacts, rows: list[RefRow], refs: list[RefRow], the_plan: Plan,
+          enclosing_class: Callable[[str], SymbolInfo | None], digest: Digest) -> tuple[FileFacts, Digest, set[str]]:
+    """The file's facts, digest and changed dependency keys after the planned edit.
+    ``module_unit`` is the id of the file's module unit (None: it has none), ``symbols``
+    every symbol by id, the edit's among them."""
+    module = module_unit or f"{path}::<module>"
     scopes, var_scopes = the_plan.scopes, the_plan.var_scopes
     by_module = module in var_scopes
-    lang = index.file_lang.get(path, NEUTRAL)
     own_receivers = SELF_RECEIVERS | lang.parameter_property_receivers
     part = []
     for r in rows:
@@ -126,8 +131,8 @@ def apply(index: SymbolIndex, path: str, old: FileFacts, rows: list[RefRow], ref
             _put(table, scope, made.get(scope))
         fields[name] = table
     facts = replace(old, vars=variables, attrs=new.attrs, type_refs=type_refs(path, refs), **fields)
-    gone, came = _entries(index, path, old, facts, the_plan, removed=True), \
-        _entries(index, path, facts, old, the_plan, removed=False)
+    gone = _entries(module_unit, old, facts, the_plan, removed=True)
+    came = _entries(module_unit, facts, old, the_plan, removed=False)
     out = dict(digest)
     changed = set()
     for key in gone.keys() | came.keys():
@@ -153,7 +158,7 @@ def _put(table: dict, key: str, value: object) -> None:
         table[key] = value
 
 
-def _entries(index: SymbolIndex, path: str, facts: FileFacts, other: FileFacts, the_plan: Plan,
+def _entries(module: str | None, facts: FileFacts, other: FileFacts, the_plan: Plan,
              *, removed: bool) -> dict[str, set]:
     """The digest entries of ``facts`` that the plan may change: of the symbols that
     went (``removed``) or came, the touched scopes' variables and functions, and the
@@ -161,7 +166,6 @@ def _entries(index: SymbolIndex, path: str, facts: FileFacts, other: FileFacts, 
     out: dict[str, set] = defaultdict(set)
     for sid, name, qualified_name, kind, parent, _ in the_plan.went if removed else the_plan.came:
         out[name].add(symbol_entry(sid, kind, parent, qualified_name))
-    module = index.module_id.get(path)
     for scope in the_plan.var_scopes:
         digest_vars(out, module, scope, facts.vars.get(scope, {}))
     for cls_id, attrs in facts.attrs.items():
