@@ -367,6 +367,11 @@ CASES = {
         (CF, "util.Format", "Check", 28, {f"{CF}::util.Check#2"}, "local"),
         (CF, "util.Format", "Check", 29, {f"{CF}::util.Check", f"{CF}::util.Check#2", f"{CF}::util.Check#3"},
          "local"),
+        # a template whose known arguments deduce its type parameter into one of the
+        # functions' parameters: the function (C++ prefers it); two type parameters, one
+        # deduced from an argument of unknown type: either
+        (CF, "util.Deduce", "Check", 36, {f"{CF}::util.Check#2"}, "local"),
+        (CF, "util.Deduce", "Pair", 37, {f"{CF}::util.Pair", f"{CF}::util.Pair#2"}, "local"),
         # methods defined out of line (`int Transport::send()` in transport.cpp) belong
         # to the class of the header: a bare call is a call on `this`
         (CC, "net.Transport.send", "write", 8, {f"{CC}::net.Transport.write"}, "self"),

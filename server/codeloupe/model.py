@@ -27,7 +27,15 @@ SYMBOL_KINDS = CONTAINER_KINDS | FUNCTION_KINDS | {"type"}
 # between the types of a call's arguments in its ``source``, of a function's
 # parameters in its "ptypes" fact (extract.arity)
 TYPE_SEP = "\x1f"
-TEMPLATE_TYPE = "<T>"  # a template's own type parameter among a function's parameter types
+def template_type(name: str) -> str:
+    """How a template's own type parameter ``name`` stands among a function's parameter
+    types: ``<T>`` (two parameters of one type parameter deduce it together)."""
+    return f"<{name}>"
+
+
+def is_template_type(param: str) -> bool:
+    """Is this parameter type a template's own type parameter (``template_type``)?"""
+    return param.startswith("<") and param.endswith(">")
 FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second",
                         "params", "package", "unwrap", "ptypes"})
 

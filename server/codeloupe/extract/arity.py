@@ -10,7 +10,7 @@ its reference's ``source`` (``"2"``), left empty when unknown (a spread argument
 
 Where the language overloads (C++), a definition's parameter types are a ``ptypes``
 fact (``source``: the types joined by ``TYPE_SEP``, a template's own parameter as
-``model.TEMPLATE_TYPE``), and a call's ``source`` carries each argument's type after its count
+``model.template_type``), and a call's ``source`` carries each argument's type after its count
 (``"2\x1fchar*\x1f=v"``): a literal's, ``=name`` for a name (``=name*`` for its
 address), empty when the call does not show it.
 """
@@ -21,7 +21,7 @@ from tree_sitter import Node
 
 from ..languages import Language
 from ..languages.common import normal_type
-from ..model import TEMPLATE_TYPE, TYPE_SEP, Reference, Symbol
+from ..model import TYPE_SEP, Reference, Symbol, template_type
 from .captures import Def
 
 UNBOUNDED = -1
@@ -71,7 +71,7 @@ def _parameter_list(node: Node, lang: Language) -> Node | None:
 
 def parameter_types(node: Node, lang: Language) -> list[str] | None:
     """The type of each parameter of a definition as written, without its qualifiers
-    (``const char* s`` → ``char*``); a template's own type parameter is ``TEMPLATE_TYPE``.
+    (``const char* s`` → ``char*``); a template's own type parameter ``T`` is ``<T>`` (``model.template_type``).
     None when a parameter shows no type."""
     params = _parameter_list(node, lang)
     if params is None:
@@ -92,7 +92,7 @@ def parameter_types(node: Node, lang: Language) -> list[str] | None:
             text += "*" if d.type.startswith("pointer") else "&" if d.type.startswith("reference") else ""
             d = d.child_by_field_name("declarator") or next(
                 (c for c in d.named_children if c.type.endswith("declarator")), None)
-        out.append(TEMPLATE_TYPE if text in own else normal_type(text)[:_TYPE_LIMIT])
+        out.append(template_type(text) if text in own else normal_type(text)[:_TYPE_LIMIT])
     return out
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ...languages import COMMON_METHODS, Language
 from ...languages.common import ARITHMETIC_TYPES, normal_type
-from ...model import TEMPLATE_TYPE, TYPE_SEP
+from ...model import TYPE_SEP, is_template_type
 from ..memo import Lookup
 from ..model import CONFIDENCE, FactForm, Reason, SymbolInfo, Target
 from .values import Values
@@ -171,9 +171,14 @@ class Narrowing(Values):
             best = max(score for score, _ in viable)
             chosen = [t for score, t in viable if score == best]
             known = bool(given) and all(g is not None for g in given)
-            plain = [t for t in chosen if TEMPLATE_TYPE not in (self.param_types_of(symbols[t.target]) or ())]
-            # as good with every argument's type known: a function over a template
-            keep.update(t.target for t in (plain if known and plain else chosen))
+            types = {t.target: self.param_types_of(symbols[t.target]) or () for t in chosen}
+            plain = [t for t in chosen if not any(map(is_template_type, types[t.target]))]
+            if known and plain:  # as good with every argument's type known: a function over a template
+                chosen = plain
+            elif plain:  # a template whose arguments make it one of the functions: the function
+                fixed = {tuple(types[t.target][:len(given)]) for t in plain}
+                chosen = [t for t in chosen if t in plain or _deduced(types[t.target], given) not in fixed]
+            keep.update(t.target for t in chosen)
         return tuple(t for t in targets if t.target in keep)
 
     def _argument_type(self, shown: str, path: str, caller: str) -> tuple[str, bool] | None:
@@ -234,11 +239,33 @@ def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None]) -
         if arg is None:
             continue
         text, certain = arg
-        if param == TEMPLATE_TYPE or param == text or not certain and param.rstrip("*") == text.rstrip("*"):
+        if is_template_type(param) or param == text or not certain and param.rstrip("*") == text.rstrip("*"):
             score += 1
         elif certain and not _converts(text, param):
             return -1
     return score
+
+
+def _deduced(params: tuple[str, ...], given: list[tuple[str, bool] | None]) -> tuple[str, ...] | None:
+    """A template's parameter types at the call's arguments with each of its own type
+    parameters replaced by the type the arguments deduce for it (``<T>`` at two
+    arguments, one of them ``bool``: ``bool`` at both); None when one is left
+    undeduced or is deduced two ways (or a deduced argument's type is uncertain)."""
+    deduced: dict[str, str] = {}
+    for param, arg in zip(params, given, strict=False):
+        if is_template_type(param) and arg is not None:
+            text, certain = arg
+            if not certain or deduced.setdefault(param, text) != text:
+                return None
+    out = []
+    for param in params[:len(given)]:
+        if is_template_type(param):
+            if param not in deduced:
+                return None
+            out.append(deduced[param])
+        else:
+            out.append(param)
+    return tuple(out) if len(out) == len(given) else None
 
 
 def _converts(arg: str, param: str) -> bool:

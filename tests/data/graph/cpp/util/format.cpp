@@ -29,4 +29,12 @@ void Format(int n, unsigned u, double d, bool flag) {
     Check("unknown", Compute(), Compute());
 }
 
+template <class T, class U> bool Pair(const char* what, T a, U b) { return true; }
+bool Pair(const char* what, int a, int b) { return true; }
+
+void Deduce() {
+    Check("one known", 1, Compute());
+    Pair("two kinds", 1, Compute());
+}
+
 }
