@@ -372,6 +372,7 @@ CASES = {
         # deduced from an argument of unknown type: either
         (CF, "util.Deduce", "Check", 36, {f"{CF}::util.Check#2"}, "local"),
         (CF, "util.Deduce", "Pair", 37, {f"{CF}::util.Pair", f"{CF}::util.Pair#2"}, "local"),
+        (CF, "util.Deduce", "PushText", 38, {f"{CF}::util.PushText"}, "local"),  # `c ? "yes" : "no"`: a string
         # methods defined out of line (`int Transport::send()` in transport.cpp) belong
         # to the class of the header: a bare call is a call on `this`
         (CC, "net.Transport.send", "write", 8, {f"{CC}::net.Transport.write"}, "self"),

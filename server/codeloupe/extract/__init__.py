@@ -62,7 +62,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 12: Rust type parameters' bounds (`<V: Vector>`, `where V: Vector`) as assign facts.
 # 13: JavaScript/TypeScript re-exports (`export * from "m"`, `export { a } from "m"`) as imports.
 # 14: JavaScript merges' bases in the document's order (the order of a class's bases).
-# 15: a template's own type parameters by name among a function's parameter types (`<T>`, `<U>`).
+# 15: a template's own type parameters by name among a function's parameter types (`<T>`, `<U>`);
+#     a conditional's type where both branches are literals of one type.
 EXTRACT_VERSION = 15
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]

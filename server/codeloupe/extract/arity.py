@@ -186,6 +186,11 @@ def _argument_type(a: Node, lang: Language) -> str:
         return "float" if t.endswith("f") else "double"
     if literal is not None:
         return literal
+    if a.type == "conditional_expression":  # `ok ? "true" : "false"`: the branches' type, when one
+        branches = {_argument_type(b, lang) for b in (a.child_by_field_name("consequence"),
+                                                       a.child_by_field_name("alternative")) if b is not None}
+        only = branches.pop() if len(branches) == 1 else ""
+        return "" if only.startswith("=") else only  # two names: their declared types may differ
     if a.type == "identifier":
         return "=" + text
     if a.type == "pointer_expression" and text.startswith("&"):  # C++ `&value`

@@ -35,6 +35,7 @@ bool Pair(const char* what, int a, int b) { return true; }
 void Deduce() {
     Check("one known", 1, Compute());
     Pair("two kinds", 1, Compute());
+    PushText(Compute() ? "yes" : "no");
 }
 
 }
