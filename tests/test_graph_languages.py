@@ -455,6 +455,9 @@ CASES = {
         (RBM, "Mailer.run", "write", 17, {f"{RB}::Transport.write"}, "type"),
         (RBM, "Mailer.run", "send_it", 18, {f"{RBM}::Mailer.send_it"}, "self"),
         (RBM, "Mailer.run", "strip", 20, None, None),  # a String
+        # a constant path names the module of that qualified name, though `Net` is
+        # reopened here (mailer.rb's own `module Net` has no `Util`)
+        (RBM, "Net.Client.fetch", "pick", 34, {f"{RB}::Net.Util.pick"}, "import"),
         # `Link = Transport`: a constant naming the class
         (RBM, "use_alias", "new", 27, {f"{RB}::Transport", f"{RB}::Transport.initialize"}, "type"),
         (RBM, "use_alias", "send_it", 28, {f"{RB}::Transport.send_it"}, "type"),

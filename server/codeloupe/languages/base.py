@@ -234,6 +234,9 @@ class Language:
     implicit_classes = ImplicitClasses.NEARBY
     package_scope = PackageScope.NONE
     namespaced = False  # qualified names carry namespaces / module paths (`a::b::C`, `A\B\C`)
+    # a receiver written as a constant path (Ruby's `Thor::Util.find(...)`) names the module
+    # or class of that qualified name, wherever it is reopened
+    constant_paths = False
     includes_files = False  # a file names the files it uses (#include, require)
     path_roots: frozenset[str] = frozenset()  # Rust `crate::`, `self::`, `super::`: no part of a name
     ternaries = True  # `c ? a : b` is either value

@@ -24,6 +24,7 @@ class Ruby(Language):
     dynamic_members = True
     type_aliases_as_variables = True
     includes_files = True
+    constant_paths = True
 
     def names_file(self, source: str) -> bool:
         """Always: a ``require`` names a file."""

@@ -125,6 +125,10 @@ class Calls(Narrowing):
     def _receiver_call(self, path: str, caller: str, name: str, receiver: str, lang: Language) -> Targets:
         """``receiver.name()``: through the receiver's value when it is known."""
         parts = receiver_parts(receiver)
+        if lang.constant_paths and "::" in receiver and parts and all(p[-1:] not in ")]" for p in parts):
+            qualified = self._qualified(".".join([*parts, name]), lang)
+            if qualified:  # `Thor::Util.find(...)`: the module of that name, wherever it is reopened
+                return self._targets(qualified, IMPORT, ctor=True), False
         if lang.allocator_calls and receiver.split("(", 1)[0].strip() in lang.allocator_calls:
             value = self._allocated_value(receiver, path, caller, 0)  # `new(Route).PathPrefix(...)`
         else:

@@ -27,3 +27,11 @@ def use_alias
   link = Link.new("alias")
   link.send_it("z")
 end
+
+module Net
+  class Client
+    def fetch
+      Net::Util.pick("a")
+    end
+  end
+end
