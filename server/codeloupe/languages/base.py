@@ -237,6 +237,9 @@ class Language:
     # a receiver written as a constant path (Ruby's `Thor::Util.find(...)`) names the module
     # or class of that qualified name, wherever it is reopened
     constant_paths = False
+    # a function any file may call through a header's declaration: the only function of a
+    # name in the repository is what a bare call of it names (C's one namespace of functions)
+    global_functions = False
     includes_files = False  # a file names the files it uses (#include, require)
     path_roots: frozenset[str] = frozenset()  # Rust `crate::`, `self::`, `super::`: no part of a name
     ternaries = True  # `c ? a : b` is either value

@@ -20,6 +20,7 @@ class C(Language):
     module_facts = ModuleFacts.DROP  # a fact at the top level is a prototype's parameter
     methods_apart = MethodsApart.ANYWHERE
     includes_files = True
+    global_functions = True
     external_types = frozenset({
         "unsigned", "signed", "size_t", "ssize_t", "int8_t", "int16_t", "int32_t", "int64_t",
         "uint8_t", "uint16_t", "uint32_t", "uint64_t",

@@ -44,6 +44,7 @@ _INTERFACE_KINDS = frozenset({"interface", "trait"})
 # `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
 # plain function (``Language.package_functions_imported``)
 METHODS_ONLY = "methods"
+GLOBAL_FUNCTIONS = "global functions"  # a bare call where functions are global (Language.global_functions)
 # the targets, and whether the call is known to leave the repository
 Targets = tuple[list[Target] | tuple[Target, ...], bool]
 
@@ -316,7 +317,7 @@ class Calls(Narrowing):
             return found
         if name in lang.external_names:
             return [], True
-        return self._by_name(name, with_receiver=False, lang=lang)
+        return self._by_name(name, with_receiver=GLOBAL_FUNCTIONS if lang.global_functions else False, lang=lang)
 
     def _scope_call(self, path: str, caller: str, name: str, lang: Language, module: str | None) -> Targets | None:
         """A definition or a local variable of a scope around the call (a member of
@@ -406,9 +407,10 @@ class Calls(Narrowing):
             return self._targets(self._symbols_of(ids), reason), False
         return [], False
 
-    def _by_name(self, name: str, *, with_receiver: bool, lang: Language) -> Targets:
+    def _by_name(self, name: str, *, with_receiver: bool | str, lang: Language) -> Targets:
         """Every definition of that name in the language's family: low confidence, or
-        ``unique`` for the only method of a name the standard types do not use. The
+        ``unique`` for the only method of a name the standard types do not use (and,
+        where functions are global, the only function of a name called bare). The
         targets are remembered and shared by every site calling that name."""
         return self._memoized((BY_NAME, name, with_receiver, lang.family), self._name_targets), False
 
@@ -419,14 +421,15 @@ class Calls(Narrowing):
         # one method of that name in the whole repository, and not a name the standard
         # types use: what a reader would take it for, with some doubt left
         unique = (with_receiver and len(candidates) == 1
-                  and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__")))
+                  and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__"))
+                  and (with_receiver != GLOBAL_FUNCTIONS or candidates[0].kind == "function"))
         return tuple(self._targets(candidates, UNIQUE if unique else NAME))
 
     def _name_candidates(self, name: str, with_receiver: bool | str, family: str) -> list[SymbolInfo]:
         lang = family_rules(family)
 
         candidates = self.named(name)
-        if with_receiver:
+        if with_receiver and with_receiver != GLOBAL_FUNCTIONS:
             candidates = [s for s in candidates if s.kind in ("method", "constructor")
                           or (s.kind == "function" and lang.functions_as_methods)]
         else:
