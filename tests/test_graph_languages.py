@@ -237,6 +237,14 @@ CASES = {
         # the JDK's classes (imported from java.*): outside, never Token's methods by name
         ("com/acme/Report.java", "Report.render", "incrementAndGet", 12, None, None),
         ("com/acme/Report.java", "Report.render", "toString", 13, None, None),
+        # overloads by argument count and by a literal's or a cast's type; varargs take an
+        # array; a try-with-resources variable has its declared type (java.io's: outside)
+        ("com/acme/Printer.java", "Printer.run", "print", 15, {"com/acme/Printer.java::Printer.print"}, "self"),
+        ("com/acme/Printer.java", "Printer.run", "print", 16, {"com/acme/Printer.java::Printer.print#2"}, "self"),
+        ("com/acme/Printer.java", "Printer.run", "print", 17, {"com/acme/Printer.java::Printer.print#3"}, "self"),
+        ("com/acme/Printer.java", "Printer.run", "printAll", 18, {"com/acme/Printer.java::Printer.printAll#2"}, "self"),
+        ("com/acme/Printer.java", "Printer.run", "printAll", 19, {"com/acme/Printer.java::Printer.printAll#2"}, "self"),
+        ("com/acme/Printer.java", "Printer.first", "readLine", 25, None, None),
         ("com/acme/net/Transport.java", "Transport.send", "write", 11,
          {"com/acme/net/Transport.java::Transport.write"}, "self"),
         ("com/acme/net/RetryingTransport.java", "RetryingTransport.RetryingTransport", "super", 5,

@@ -158,6 +158,10 @@
   type: (_) @source
   name: (identifier) @name) @reference.typed
 
+(resource
+  type: (_) @source
+  name: (identifier) @name) @reference.typed
+
 (variable_declarator
   name: (identifier) @name
   value: [(object_creation_expression) (method_invocation)] @source) @reference.assign

@@ -64,7 +64,9 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 14: JavaScript merges' bases in the document's order (the order of a class's bases).
 # 15: a template's own type parameters by name among a function's parameter types (`<T>`, `<U>`);
 #     a conditional's type where both branches are literals of one type.
-EXTRACT_VERSION = 15
+# 16: Java's arity and overloads: `params` and `ptypes` facts (varargs as arrays), argument
+#     types in a call's source; a cast argument's type; try-with-resources variables typed.
+EXTRACT_VERSION = 16
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

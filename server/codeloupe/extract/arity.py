@@ -79,6 +79,11 @@ def parameter_types(node: Node, lang: Language) -> list[str] | None:
     own = _template_names(node)
     out: list[str] = []
     for p in params.named_children:
+        if p.type in lang.variadic_parameter_nodes and lang.varargs_are_arrays:  # Java `Object... xs`
+            t = next((c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")), None)
+            if t is not None and t.text is not None:
+                out.append(normal_type(t.text.decode("utf-8", "replace"))[:_TYPE_LIMIT] + "[]")
+            continue
         if p.type in lang.skipped_parameter_nodes or p.type in lang.variadic_parameter_nodes:
             continue
         t = p.child_by_field_name("type")
@@ -186,6 +191,9 @@ def _argument_type(a: Node, lang: Language) -> str:
         return "float" if t.endswith("f") else "double"
     if literal is not None:
         return literal
+    if lang.cast_argument_types and a.type == "cast_expression" and (cast := a.child_by_field_name("type")) is not None \
+            and cast.text:
+        return normal_type(cast.text.decode("utf-8", "replace"))[:_TYPE_LIMIT]  # `(Object[]) x`: what it is cast to
     if a.type == "conditional_expression":  # `ok ? "true" : "false"`: the branches' type, when one
         branches = {_argument_type(b, lang) for b in (a.child_by_field_name("consequence"),
                                                        a.child_by_field_name("alternative")) if b is not None}

@@ -140,6 +140,11 @@ class Language:
     parameters_field = ""
     optional_parameter_nodes: frozenset[str] = frozenset()
     variadic_parameter_nodes: frozenset[str] = frozenset()
+    varargs_are_arrays = False  # a variadic parameter's type is an array of the one written (Java `T... xs`)
+    # a cast argument's type is its type for overloads (Java `(Object[]) row`); not C++'s,
+    # where it would make a template the exact match that another argument's unknown type
+    # rules out (tinyxml2's `XMLTest(s, (int)XML_SUCCESS, queryResult)`: measured)
+    cast_argument_types = False
     skipped_parameter_nodes: frozenset[str] = frozenset()
     arity_opaque_parents: frozenset[str] = frozenset()
     argument_list_nodes: frozenset[str] = frozenset()

@@ -37,6 +37,20 @@ class Java(Language):
     own_constructor_calls = frozenset({"this"})
     base_constructor_calls = frozenset({"super"})
     package_scope = PackageScope.CLASSES
+    # overloads: a call goes to the methods of its name that take its argument count, then
+    # to those its arguments' types fit (extract.arity; graph/resolve/narrow.py)
+    parameters_field = "parameters"
+    variadic_parameter_nodes = frozenset({"spread_parameter"})
+    varargs_are_arrays = True
+    cast_argument_types = True
+    skipped_parameter_nodes = frozenset({"line_comment", "block_comment"})
+    argument_list_nodes = frozenset({"argument_list"})
+    overloads = True
+    argument_literals = {"string_literal": "String", "text_block": "String", "character_literal": "char",
+                         "true": "boolean", "false": "boolean", "null_literal": "nullptr",
+                         "decimal_integer_literal": "number", "hex_integer_literal": "number",
+                         "octal_integer_literal": "number", "binary_integer_literal": "number",
+                         "decimal_floating_point_literal": "number"}
     external_types = frozenset({
         "Integer", "Long", "Double", "Float", "Short", "Byte", "Character", "char", "long",
         "double", "short", "byte", "var", "ArrayList", "HashMap", "Optional", "Stream",
