@@ -404,6 +404,12 @@ CASES = {
         (CM, "use_alias", "write", 37, {f"{CC}::net.Transport.write"}, "type"),  # `using Link = net::Transport;`
     ],
     "csharp": [
+        # overloads by argument count (a default value, `params`) and by the arguments' types
+        ("Printer.cs", "Acme.Printer.Run", "Print", 15, {"Printer.cs::Acme.Printer.Print"}, "self"),
+        ("Printer.cs", "Acme.Printer.Run", "Print", 16, {"Printer.cs::Acme.Printer.Print#2"}, "self"),
+        ("Printer.cs", "Acme.Printer.Run", "Print", 17, {"Printer.cs::Acme.Printer.Print#3"}, "self"),
+        ("Printer.cs", "Acme.Printer.Run", "Print", 18, {"Printer.cs::Acme.Printer.Print#3"}, "self"),
+        ("Printer.cs", "Acme.Printer.Run", "PrintAll", 19, {"Printer.cs::Acme.Printer.PrintAll"}, "self"),
         (CS, "Acme.Net.Transport.Send", "Write", 14, {f"{CS}::Acme.Net.Transport.Write"}, "self"),
         (CS, "Acme.Net.RetryingTransport.RetryingTransport", "base", 25,
          {f"{CS}::Acme.Net.Transport.Transport"}, "super"),

@@ -66,7 +66,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #     a conditional's type where both branches are literals of one type.
 # 16: Java's arity and overloads: `params` and `ptypes` facts (varargs as arrays), argument
 #     types in a call's source; a cast argument's type; try-with-resources variables typed.
-EXTRACT_VERSION = 16
+# 17: C#'s arity and overloads (defaults by `=`, inline `params`, extension methods unknown).
+EXTRACT_VERSION = 17
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

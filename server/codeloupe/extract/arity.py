@@ -136,9 +136,15 @@ def parameter_range(node: Node, lang: Language, method: bool) -> tuple[int, int]
         if p.type in lang.variadic_parameter_nodes:
             variadic = True
             continue
+        if lang.receiver_parameter_modifier and any(
+                c.text is not None and c.text.decode("utf-8", "replace") == lang.receiver_parameter_modifier
+                for c in p.children if c.type == "modifier"):
+            return None  # an extension method: called on its first argument, or with it
         names = len(p.children_by_field_name("name")) or 1  # Go `a, b int`
         most += names
-        if p.type not in lang.optional_parameter_nodes:
+        optional = p.type in lang.optional_parameter_nodes or lang.defaults_by_equals and any(
+            c.type == "=" for c in p.children)
+        if not optional:
             least += names
     return least, UNBOUNDED if variadic else most
 
@@ -182,6 +188,10 @@ def _argument_type(a: Node, lang: Language) -> str:
     """What a call shows of an argument's type: a literal's (``1.5`` → ``double``),
     ``=name`` for a name and ``=name*`` for its address (the resolver reads its
     declared type), else ""."""
+    if a.type in lang.argument_wrapper_nodes:  # C# `argument`: its value, unless named (`x: 2`)
+        if a.child_by_field_name("name") is not None or not a.named_children:
+            return ""
+        a = a.named_children[-1]
     text = a.text.decode("utf-8", "replace") if a.text is not None else ""
     literal = lang.argument_literals.get(a.type)
     if literal == "number":

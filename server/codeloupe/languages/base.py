@@ -141,6 +141,14 @@ class Language:
     optional_parameter_nodes: frozenset[str] = frozenset()
     variadic_parameter_nodes: frozenset[str] = frozenset()
     varargs_are_arrays = False  # a variadic parameter's type is an array of the one written (Java `T... xs`)
+    # a call's arguments wrapped one node each (C#'s `argument`: `name: value`, `ref x`)
+    argument_wrapper_nodes: frozenset[str] = frozenset()
+    # parameters with a default value shown by an `=` among their children (C#), not by
+    # a node type of their own (``optional_parameter_nodes``)
+    defaults_by_equals = False
+    # a parameter modifier that makes the method callable on its first argument (C#'s
+    # extension methods, `this string s`): its argument count is unknown
+    receiver_parameter_modifier: str | None = None
     # a cast argument's type is its type for overloads (Java `(Object[]) row`); not C++'s,
     # where it would make a template the exact match that another argument's unknown type
     # rules out (tinyxml2's `XMLTest(s, (int)XML_SUCCESS, queryResult)`: measured)

@@ -23,6 +23,20 @@ class CSharp(Language):
     base_constructor_calls = frozenset({"super", "base"})
     package_scope = PackageScope.CLASSES
     namespaced = True
+    # overloads: by argument count, then by the arguments' types (extract.arity); `params`
+    # stands inline in the parameter list (its type and name are no `parameter` node)
+    parameters_field = "parameters"
+    variadic_tokens = frozenset({"params"})
+    skipped_parameter_nodes = frozenset({"comment", "attribute_list", "array_type", "identifier"})
+    defaults_by_equals = True
+    receiver_parameter_modifier = "this"
+    argument_list_nodes = frozenset({"argument_list"})
+    argument_wrapper_nodes = frozenset({"argument"})
+    overloads = True
+    argument_literals = {"string_literal": "string", "verbatim_string_literal": "string",
+                         "raw_string_literal": "string", "interpolated_string_expression": "string",
+                         "character_literal": "char", "boolean_literal": "bool", "null_literal": "nullptr",
+                         "integer_literal": "number", "real_literal": "number"}
     external_types = frozenset({
         "char", "long", "double", "short", "byte", "var", "Exception", "StringBuilder",
         "decimal", "sbyte", "ushort", "ulong",
