@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tree_sitter import Node, Point, Tree
 
 from .extract import DOC_TRANSPARENT, extract, parse
-from .model import FileExtraction, Reference, Symbol
+from .model import FileExtraction, Reference, Symbol, cut_blocks
 
 # every byte but \n and \r becomes a space
 _BLANK = bytes(b if b in (0x0A, 0x0D) else 0x20 for b in range(256))
@@ -249,11 +249,6 @@ def _split_references(old: list[Reference], part: list[Reference], split: tuple[
     return before, within, after
 
 
-def _blocks(refs: list[Reference], starts: tuple[int, ...]) -> list[list[Reference]]:
-    bounds = [0, *starts, len(refs)]
-    return [refs[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
-
-
 def _splice_references(old: FileExtraction, part: list[Reference], part_blocks: tuple[int, ...],
                        split: tuple[list[Symbol], ...], inside: list[Symbol], span: _Span
                        ) -> tuple[list[Reference], tuple[int, ...]] | None:
@@ -264,7 +259,7 @@ def _splice_references(old: FileExtraction, part: list[Reference], part_blocks: 
         return None
     references: list[Reference] = []
     blocks: list[int] = []
-    for i, (was, now) in enumerate(zip(_blocks(old.references, old.blocks), _blocks(part, part_blocks),
+    for i, (was, now) in enumerate(zip(cut_blocks(old.references, old.blocks), cut_blocks(part, part_blocks),
                                        strict=True)):
         parts = _split_references(was, now, split, inside, span)
         if parts is None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 MODULE_NAME = "<module>"
+T = TypeVar("T")
 
 # Kinds a symbol can have. Containers hold methods; "module" is the per-file unit
 # for top-level code, and also Ruby modules / Rust `mod` blocks.
@@ -95,3 +98,9 @@ class FileExtraction:
     # tree's order, then each later pass's (a function's parameters, JSDoc types…), in
     # the order of the symbols; a splice keeps each block in its order (``buffer``)
     blocks: tuple[int, ...] = ()
+
+
+def cut_blocks(items: Sequence[T], starts: tuple[int, ...]) -> list[Sequence[T]]:
+    """``items`` cut where each of ``starts`` begins (``FileExtraction.blocks``)."""
+    bounds = [0, *starts, len(items)]
+    return [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]

@@ -237,6 +237,7 @@ class SymbolIndex:
             out[deps.include_key(path)].add(tuple(sorted(source for source, _ in facts.imports.values())))
         return {k: frozenset(v) for k, v in out.items()}
 
+
 _SYMBOL_SHAPE = attrgetter("id", "name", "qualified_name", "kind", "parent", "language")
 _ROW_SHAPE = itemgetter("kind", "name", "receiver", "enclosing", "source", "original")
 

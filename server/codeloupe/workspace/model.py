@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..graph import SymbolInfo
-from ..model import FileExtraction, Reference, Symbol
+from ..model import FileExtraction, Reference, Symbol, cut_blocks
 
 T = TypeVar("T")
 
@@ -76,12 +76,6 @@ def _reuse(old: Sequence[Any], made: Sequence[T], new: Sequence[Any], make: Call
     return out
 
 
-def _blocks(items: Sequence[T], starts: tuple[int, ...]) -> list[Sequence[T]]:
-    """``items`` cut where each of ``starts`` begins (``FileExtraction.blocks``)."""
-    bounds = [0, *starts, len(items)]
-    return [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
-
-
 @dataclass(frozen=True, slots=True)
 class FileModel:
     """One file's symbols and references (a buffer's carries its version)."""
@@ -121,8 +115,8 @@ class FileModel:
                 made_refs = pfm.refs
         pairs = _reuse(old_syms, made_syms, ex.symbols, _sym_row)
         if old_blocks is not None and len(old_blocks) == len(ex.blocks):  # block by block (a splice's order)
-            refs = [x for o, m, e in zip(_blocks(old_refs, old_blocks), _blocks(made_refs, old_blocks),
-                                         _blocks(ex.references, ex.blocks), strict=True)
+            refs = [x for o, m, e in zip(cut_blocks(old_refs, old_blocks), cut_blocks(made_refs, old_blocks),
+                                         cut_blocks(ex.references, ex.blocks), strict=True)
                     for x in _reuse(o, m, e, _ref_dict)]
         else:
             refs = _reuse(old_refs, made_refs, ex.references, _ref_dict)

@@ -126,10 +126,10 @@ class Calls(Narrowing):
     def _receiver_call(self, path: str, caller: str, name: str, receiver: str, lang: Language) -> Targets:
         """``receiver.name()``: through the receiver's value when it is known."""
         parts = receiver_parts(receiver)
-        if lang.constant_paths and "::" in receiver and parts and all(p[-1:] not in ")]" for p in parts):
-            qualified = self._qualified(".".join([*parts, name]), lang)
-            if qualified:  # `Thor::Util.find(...)`: the module of that name, wherever it is reopened
-                return self._targets(qualified, IMPORT, ctor=True), False
+        if lang.constant_paths and "::" in receiver:  # `Thor::Util.find(...)`, wherever Thor is reopened
+            found = self._path_call(parts, name, lang)
+            if found is not None:
+                return found
         if lang.allocator_calls and receiver.split("(", 1)[0].strip() in lang.allocator_calls:
             value = self._allocated_value(receiver, path, caller, 0)  # `new(Route).PathPrefix(...)`
         else:
@@ -142,15 +142,23 @@ class Calls(Narrowing):
             found = self._value_call(value, caller, name, lang)
             if found is not None:
                 return found
-        if value is None and lang.namespaced and parts and all(p[-1:] not in ")]" for p in parts):
-            qualified = self._qualified(".".join([*parts, name]), lang)
-            if qualified:  # a namespace-qualified class or function: `net::Transport(...)`
-                return self._targets(qualified, IMPORT, ctor=True), False
+        if value is None and lang.namespaced:  # `net::Transport(...)`
+            found = self._path_call(parts, name, lang)
+            if found is not None:
+                return found
         if lang.package_functions_imported and parts and not self.has_import(path, parts[0]):
             # Go: `c.WriteJSON(v)` on a value (not an imported package) is a method,
             # never the package function of that name
             return self._memoized((BY_NAME, name, METHODS_ONLY, lang.family), self._name_targets), False
         return self._by_name(name, with_receiver=True, lang=lang)
+
+    def _path_call(self, parts: list[str], name: str, lang: Language) -> Targets | None:
+        """A receiver of names only (no call, no subscript) and the called name: the
+        class or function of that qualified name; None when there is none."""
+        if not parts or any(p[-1:] in ")]" for p in parts):
+            return None
+        qualified = self._qualified(".".join([*parts, name]), lang)
+        return (self._targets(qualified, IMPORT, ctor=True), False) if qualified else None
 
     def _value_call(self, value: Value, caller: str, name: str, lang: Language) -> Targets | None:
         """``name`` called on a module, a class or instances; None: look further."""

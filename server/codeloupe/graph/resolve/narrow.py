@@ -166,12 +166,12 @@ class Narrowing(Values):
                 keep.update(t.target for t in group)
                 continue
             fit = [t for t in group if args < 0 or self._takes(t.target, args) is not False] or group
-            scored = [(_fit(self.param_types_of(symbols[t.target]), given), t) for t in fit]
+            types = {t.target: self.param_types_of(symbols[t.target]) or () for t in fit}
+            scored = [(_fit(types[t.target], given), t) for t in fit]
             viable = [(score, t) for score, t in scored if score >= 0] or [(0, t) for t in fit]
             best = max(score for score, _ in viable)
             chosen = [t for score, t in viable if score == best]
             known = bool(given) and all(g is not None for g in given)
-            types = {t.target: self.param_types_of(symbols[t.target]) or () for t in chosen}
             plain = [t for t in chosen if not any(map(is_template_type, types[t.target]))]
             if known and plain:  # as good with every argument's type known: a function over a template
                 chosen = plain
