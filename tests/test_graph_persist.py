@@ -4,6 +4,7 @@ from scratch, answers None for anything else, and never runs what a file holds."
 
 from __future__ import annotations
 
+import base64
 import hmac
 import json
 import os
@@ -139,15 +140,59 @@ def _doc(g: Graph, key: str = "state") -> dict:
     return persist.encode(g._index, g._edges, g._resolver.memo, key)
 
 
+def _packed_places(doc: dict) -> list[tuple[str, ...]]:
+    """Where ``doc`` holds packed integer columns: (table, field) or (table, sub-table,
+    field)."""
+    places = []
+    for name, table in doc.items():
+        for f, col in table.items() if isinstance(table, dict) else ():
+            if isinstance(col, dict):
+                places += [(name, f, g) for g, c in col.items() if isinstance(c, str)]
+            elif isinstance(col, str):
+                places.append((name, f))
+    return places
+
+
+def _unpacked(doc: dict) -> dict:
+    """A copy of ``doc`` with every packed column a list of ints (to edit as a list)."""
+    d = json.loads(json.dumps(doc))
+    for *tables, field in _packed_places(doc):
+        holder = d
+        for t in tables:
+            holder = holder[t]
+        holder[field] = list(persist.unpack(holder[field]))
+    return d
+
+
+def _repacked(d: object, like: dict) -> object:
+    """``d`` (from ``_unpacked(like)``, edited) with the columns packed again where
+    ``like`` has them packed: a list of 32-bit ints is packed, anything else (a float, a
+    bool, a number past 32 bits, not a list) stays as it is: of a wrong shape."""
+    d = json.loads(json.dumps(d))
+    for *tables, field in _packed_places(like) if isinstance(d, dict) else ():
+        holder = d
+        for t in tables:
+            holder = holder.get(t) if isinstance(holder, dict) else None
+        col = holder.get(field) if isinstance(holder, dict) else None
+        if isinstance(col, list) and all(type(x) is int and -2**31 <= x < 2**31 for x in col):
+            holder[field] = persist.pack(col)
+    return d
+
+
 def _bad_docs(doc: dict) -> dict[str, object]:
     """Documents of a wrong shape, each a copy of ``doc`` changed in one place."""
-    def changed(edit) -> dict:
-        d = json.loads(json.dumps(doc))
+    def changed(edit) -> object:
+        d = _unpacked(doc)
         edit(d)
+        return _repacked(d, doc)
+
+    def raw(table: str, field: str, value: object) -> dict:  # a column as it is written
+        d = json.loads(json.dumps(doc))
+        d[table][field] = value
         return d
 
     n = len(doc["strings"])
-    assert doc["sites"]["line"], "the fixture has call sites"
+    assert persist.unpack(doc["sites"]["line"]), "the fixture has call sites"
 
     def twin_differs(d: dict) -> None:  # a second site of the first one's memo entry, other targets
         s = d["sites"]
@@ -161,8 +206,14 @@ def _bad_docs(doc: dict) -> dict[str, object]:
         for col in d["sites"].values():
             col.append(col[0])
 
+    n_sites = len(persist.unpack(doc["sites"]["line"]))
     return {
         "top level list": [doc],
+        "a packed column not base64": raw("sites", "line", "!" * 8),
+        "a packed column not ASCII": raw("sites", "line", "\u00e9" * 8),
+        "a packed column not a whole number of values": raw("sites", "line", base64.b64encode(b"abc").decode()),
+        "a packed column one value short": raw("sites", "col", persist.pack([1] * (n_sites - 1))),
+        "a packed column as a list of ints": raw("sites", "line", list(persist.unpack(doc["sites"]["line"]))),
         "strings a string": changed(lambda d: d.__setitem__("strings", "abc")),
         "a string not a str": changed(lambda d: d["strings"].__setitem__(0, 7)),
         "symbols missing": changed(lambda d: d.pop("symbols")),
@@ -240,7 +291,8 @@ def test_every_field_of_a_wrong_type_loads_as_none(tmp_path: Path) -> None:
     """Each column of each table, and each table, replaced by values of other types:
     None every time; by values of the right type out of range somewhere: never an
     exception either (None, or a graph where the value happens to be valid)."""
-    doc = _doc(_scratch(_files("javascript")))
+    like = _doc(_scratch(_files("javascript")))
+    doc = _unpacked(like)  # each packed column a list, packed again where it still can be
     path = tmp_path / GRAPH_FILE
     wrong_type = [None, 0, 1.5, "x", {}, [None], [[]], [{}], [True]]
     maybe_valid = [["x"], [-2], [10**30], [0.5]]
@@ -256,14 +308,14 @@ def test_every_field_of_a_wrong_type_loads_as_none(tmp_path: Path) -> None:
             for bad in wrong_type + maybe_valid:
                 value = bad + keep[1:] if isinstance(bad, list) and isinstance(keep, list) else bad
                 holder[field] = value  # a list: one bad value, the rest as it was (same lengths)
-                _signed(path, json.dumps(doc).encode())
+                _signed(path, json.dumps(_repacked(doc, like)).encode())
                 got = Graph.load(path, "state")
                 if bad in wrong_type:
                     assert got is None, (name, field, bad)
                 tried += 1
             holder[field] = keep
     assert tried > 500
-    _signed(path, json.dumps(doc).encode())
+    _signed(path, json.dumps(_repacked(doc, like)).encode())
     assert Graph.load(path, "state") is not None
 
 

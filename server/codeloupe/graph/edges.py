@@ -34,9 +34,25 @@ class EdgeIndex:
         self.named: dict[CallSite, tuple[Target, ...]] = {}
         self.named_by_name: dict[str, dict[CallSite, None]] = defaultdict(dict)
         self.named_by_caller: dict[str, dict[CallSite, None]] = defaultdict(dict)
-        self.sites_by_key: dict[tuple, dict[CallSite, None]] = {}  # memo key → its sites
+        self._by_key: dict[tuple, dict[CallSite, None]] = {}  # memo key → its sites
+        self._unkeyed: list[tuple[list[tuple], list[CallSite]]] = []  # ``add_all``'s, not in ``_by_key`` yet
         self.unresolved: dict[CallSite, None] = {}
         self.external: dict[CallSite, None] = {}
+
+    @property
+    def sites_by_key(self) -> dict[tuple, dict[CallSite, None]]:
+        """Memo key → the sites whose resolution it remembers (indexed when first asked
+        after ``add_all``: a warm start answers before its first edit)."""
+        if self._unkeyed:
+            batches, self._unkeyed = self._unkeyed, []
+            by_key = self._by_key
+            for keys, sites in batches:
+                for key, site in zip(keys, sites, strict=True):
+                    bucket = by_key.get(key)
+                    if bucket is None:
+                        bucket = by_key[key] = {}
+                    bucket[site] = None
+        return self._by_key
 
     def has(self, site: CallSite) -> bool:
         """Is this site linked already?"""
@@ -59,6 +75,31 @@ class EdgeIndex:
         for edge in edges:
             self.out[site.caller][edge] = None
             self.into[edge.target][edge] = None
+
+    def add_all(self, keys: list[tuple], sites: list[CallSite], found: Iterable[tuple[Target, ...]],
+                external: Iterable[bool]) -> None:
+        """Link many sites at once (a loaded graph's), in their files' order, each with
+        its memo key (``site_key``), its targets and whether it is known to call outside:
+        what ``add`` does, each file's ``sites`` appended to, the memo-key index built
+        when first asked."""
+        self._unkeyed.append((keys, sites))
+        by_path, named, site_edges = self.sites, self.named, self.site_edges
+        by_name, by_caller, out, into = self.named_by_name, self.named_by_caller, self.out, self.into
+        for site, targets, ext in zip(sites, found, external, strict=True):
+            by_path[site.path].append(site)
+            if targets and targets[0].reason is NAME:
+                named[site] = targets
+                by_name[site.name][site] = None
+                by_caller[site.caller][site] = None
+                continue
+            edges = site_edges[site] = [Edge(site, *t) for t in targets]
+            if not edges:
+                self.unresolved[site] = None
+                if ext:
+                    self.external[site] = None
+            for edge in edges:
+                out[site.caller][edge] = None
+                into[edge.target][edge] = None
 
     def unlink(self, sites: Iterable[CallSite]) -> None:
         """Take these sites' edges out."""

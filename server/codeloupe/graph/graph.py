@@ -209,12 +209,12 @@ class Graph:
         or anything in it is not of the expected shape (derived data: the caller
         builds it again). Nothing in the file is run: it is parsed as JSON and checked
         field by field (``graph.persist``)."""
-        with gc_paused():
+        with gc_paused(collect=True):
             parts = persist.load(path, key)
-        if parts is None:
-            return None
-        graph = cls.__new__(cls)
-        graph._assemble(*parts)
+            if parts is None:
+                return None
+            graph = cls.__new__(cls)
+            graph._assemble(*parts)
         return graph
 
 

@@ -12,7 +12,7 @@ refused; no class is named in it, so a changed class can never load from it.
 A file is one header line, then one JSON object::
 
     codeloupe-graph/json <HMAC-SHA256 of the JSON, hex>\\n
-    {"magic": "codeloupe-graph", "format": 4, "codeloupe": "<version>", "key": "<key>",
+    {"magic": "codeloupe-graph", "format": 6, "codeloupe": "<version>", "key": "<key>",
      "strings": [...], "symbols": {...}, "facts": {...}, "targets": {...},
      "found": {...}, "deps": {...}, "sites": {...}}
 
@@ -21,9 +21,13 @@ index folder copied or committed by someone else) is rejected before it is parse
 the format is safe to parse without it. ``key`` names the index state the graph was
 built from (``graph_store.store_key``).
 
-Tables are columnar: an object of equal-length lists, one per field. Strings are
-written once, in ``strings``; a string field holds its index there (``-1``: None,
-for the nullable ones). Flags are 0/1.
+Tables are columnar: an object of equal-length columns, one per field. A column of
+integers is packed: the base64 text of its values as 32-bit little-endian signed
+integers (with JSON lists of numbers the document parsed about five times slower); the
+others (``targets.reason``, ``targets.confidence``, the facts' ``form``) are JSON
+lists. Strings are written once, in ``strings``; a string field holds its index there
+(``-1``: None, for the nullable ones). Flags are 0/1. Indexes are read unsigned, so
+that looking one up checks it (a negative one is past the end).
 
 - ``symbols``: ``id path name qualified_name kind parent start_line end_line
   language``, in the index's order (the order of every list the index keeps).
@@ -50,17 +54,25 @@ for the nullable ones). Flags are 0/1.
 
 Loading rebuilds the index with the calls a build makes (``add_symbol``, then
 ``set_facts`` with the saved facts: the graph keeps a file's facts, not its rows),
-and links every site to its saved targets without resolving (``EdgeIndex.add``); the memo starts with
-the sites' entries only (other lookups are computed again when an edit needs them).
+and links every site to its saved targets without resolving (``EdgeIndex.add_all``); the
+memo starts with the sites' entries only (other lookups are computed again when an edit
+needs them).
 An edit after a load therefore re-resolves exactly the sites it would have in the
 graph that was saved: the same edges as a build from scratch (tests/test_graph_persist.py).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hmac
 import json
 import os
+import sys
+from array import array
+from collections.abc import Sized
+from functools import partial
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
 
@@ -70,19 +82,27 @@ from ..userkey import user_secret
 from .edges import EdgeIndex
 from .facts import FileFacts
 from .index import SymbolIndex
-from .memo import Entry, Lookup, Memo, site_key
+from .memo import Lookup, Memo, site_key
 from .model import AttrFact, CallSite, Fact, FactForm, Reason, SymbolInfo, Target, TypeRef
 
 # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
 # 5: every site remembered (no ``memo`` column), a file's declared package, argument
-# and parameter types where functions overload
-FORMAT = 5
+# and parameter types where functions overload; 6: integer columns packed
+FORMAT = 6
 MAGIC = "codeloupe-graph"
 _HEADER = b"codeloupe-graph/json "
 _MAC_HEX = 64
 _REASONS = {r.value: r for r in Reason}
 _FORMS = {f.value: f for f in FactForm}
 _SITE = Lookup.SITE
+_INT32, _UINT32 = "i", "I"  # array's 32-bit integers (4 bytes wherever CPython runs)
+_NONE = 2**32 - 1  # -1 read unsigned: None, in a nullable column of string indexes
+_FLAGS = (False, True)
+_SWAP = sys.byteorder == "big"  # the columns are little-endian
+_call_site = partial(tuple.__new__, CallSite)  # CallSite from a tuple of its fields, in C
+_fact = partial(tuple.__new__, Fact)
+_attr_fact = partial(tuple.__new__, AttrFact)
+_target = partial(tuple.__new__, Target)
 
 _SYMBOL_FIELDS = ("id", "path", "name", "qualified_name", "kind", "parent", "start_line", "end_line",
                   "language")
@@ -117,7 +137,11 @@ def dump(index: SymbolIndex, edges: EdgeIndex, memo: Memo, path: str | os.PathLi
     secret = user_secret()
     if secret is None:
         raise OSError("no codeloupe secret to sign the call graph with")
-    payload = json.dumps(encode(index, edges, memo, key), separators=(",", ":"), allow_nan=False).encode()
+    try:
+        doc = encode(index, edges, memo, key)
+    except OverflowError as e:  # a number past 32 bits (no real line or index is)
+        raise OSError(f"call graph state cannot be saved: {e}") from e
+    payload = json.dumps(doc, separators=(",", ":"), allow_nan=False).encode()
     target = Path(path)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
@@ -141,16 +165,49 @@ def encode(index: SymbolIndex, edges: EdgeIndex, memo: Memo, key: str) -> dict[s
     return {
         "magic": MAGIC, "format": FORMAT, "codeloupe": __version__, "key": key,
         "strings": list(enc.ids),
-        "symbols": symbols,
-        "facts": facts,
-        "targets": {"target": [s(t.target) for t in targets], "reason": [t.reason.value for t in targets],
-                    "confidence": [float(t.confidence) for t in targets],
-                    "ambiguous": [1 if t.ambiguous else 0 for t in targets],
-                    "detail": details},
-        "found": {"size": enc.found_size, "item": enc.found_item},
-        "deps": {"size": enc.dep_size, "item": enc.dep_item},
-        "sites": sites,
+        "symbols": _packed(symbols),
+        "facts": {"files": pack(facts.pop("files")),
+                  **{name: _packed(table, keep=("form",)) for name, table in facts.items()}},
+        "targets": {**_packed({"target": [s(t.target) for t in targets],
+                               "ambiguous": [1 if t.ambiguous else 0 for t in targets], "detail": details}),
+                    "reason": [t.reason.value for t in targets],
+                    "confidence": [float(t.confidence) for t in targets]},
+        "found": _packed({"size": enc.found_size, "item": enc.found_item}),
+        "deps": _packed({"size": enc.dep_size, "item": enc.dep_item}),
+        "sites": _packed(sites),
     }
+
+
+def pack(values: list[int]) -> str:
+    """A column of integers as the format keeps it: base64 of 32-bit little-endian
+    values. OverflowError for a value past 32 bits."""
+    a = array(_INT32, values)
+    if _SWAP:
+        a.byteswap()
+    return base64.b64encode(a.tobytes()).decode("ascii")
+
+
+def unpack(text: object, signed: bool = True) -> array:
+    """The integers of a packed column (``signed``: else read as unsigned, a negative
+    value then past any index); ``_Invalid`` for anything that is not one."""
+    if type(text) is not str:
+        raise _Invalid("a packed column is not a string")
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as e:  # not base64, or not ASCII
+        raise _Invalid("a packed column is not base64") from e
+    if len(raw) % 4:
+        raise _Invalid("a packed column's length")
+    a = array(_INT32 if signed else _UINT32)
+    a.frombytes(raw)
+    if _SWAP:
+        a.byteswap()
+    return a
+
+
+def _packed(table: dict[str, list], keep: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A table with its integer columns packed (``keep``: columns that stay lists)."""
+    return {f: col if f in keep else pack(col) for f, col in table.items()}
 
 
 class _Encoder:
@@ -329,85 +386,85 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     strings = doc.get("strings")
     if type(strings) is not list or (strings and set(map(type, strings)) != {str}):
         raise _Invalid("strings")
-    n = len(strings)
     text = strings.__getitem__
-    nullable = [*strings, None].__getitem__  # -1: None
+
+    def nullable(i: int) -> str | None:
+        return None if i == _NONE else strings[i]
 
     index = SymbolIndex()
     sym = _table(doc, "symbols", _SYMBOL_FIELDS)
-    infos = list(map(SymbolInfo, *(
-        map(text, _ints(sym, f, 0, n)) for f in ("id", "path", "name", "qualified_name", "kind")),
-        map(nullable, _ints(sym, "parent", -1, n)), _ints(sym, "start_line"), _ints(sym, "end_line"),
-        map(text, _ints(sym, "language", 0, n))))
-    for info in infos:
+    lines = _ints(sym, "start_line"), _ints(sym, "end_line")
+    refs = {f: _indexes(sym, f) for f in _SYMBOL_FIELDS if not f.endswith("_line")}
+    _same_length("symbols", *lines, *refs.values())
+    for info in map(SymbolInfo, *(map(text, refs[f]) for f in ("id", "path", "name", "qualified_name", "kind")),
+                    map(nullable, refs["parent"]), *lines, map(text, refs["language"])):
         index.add_symbol(info)
-    if len(index.symbols) != len(infos):
+    if len(index.symbols) != len(lines[0]):
         raise _Invalid("symbol ids repeat")
-    _decode_facts(index, _table(doc, "facts", ("files", *_FACT_TABLES), columns=False), text, n)
+    _decode_facts(index, _table(doc, "facts", ("files", *_FACT_TABLES)), strings)
 
     tg = _table(doc, "targets", ("target", "reason", "confidence", "ambiguous", "detail"))
-    reasons = tg["reason"]
-    confidence = tg["confidence"]
+    reasons, confidence = tg["reason"], tg["confidence"]
     if type(reasons) is not list or type(confidence) is not list:
         raise _Invalid("targets")
     if confidence and (set(map(type, confidence)) != {float} or min(confidence) < 0 or max(confidence) > 1):
         raise _Invalid("confidence")
-    targets = list(map(Target, map(text, _ints(tg, "target", 0, n)), map(_REASONS.__getitem__, reasons),
-                       confidence, map(bool, _ints(tg, "ambiguous", 0, 2)), map(text, _ints(tg, "detail", 0, n))))
-    founds = _groups(_table(doc, "found", ("size", "item"), columns=False), targets, tuple)
-    depsets = _groups(_table(doc, "deps", ("size", "item"), columns=False), strings, frozenset)
+    targets = list(map(_target, zip(
+        _texts(tg, "target", strings), map(_REASONS.__getitem__, reasons), confidence,
+        map(_FLAGS.__getitem__, _indexes(tg, "ambiguous")), _texts(tg, "detail", strings), strict=True)))
+    founds = _groups(_table(doc, "found", ("size", "item")), targets, tuple)
+    depsets = _groups(_table(doc, "deps", ("size", "item")), strings, frozenset)
 
-    edges = EdgeIndex(index.symbols)
-    memo = Memo()
     st = _table(doc, "sites", _SITE_FIELDS)
-    rows = zip(
-        map(text, _ints(st, "path", 0, n)), _ints(st, "line"), _ints(st, "col"),
-        map(text, _ints(st, "name", 0, n)), map(text, _ints(st, "receiver", 0, n)),
-        map(text, _ints(st, "caller", 0, n)), _ints(st, "args", -1, 1000), map(text, _ints(st, "argtypes", 0, n)),
-        _ints(st, "found", 0, len(founds)),
-        _ints(st, "external", 0, 2), _ints(st, "deps", 0, len(depsets)),
-        strict=True)
-    shared: dict[tuple, tuple[int, int, int]] = {}  # memo key → its sites' (found, external, deps)
-    sites, add, has = edges.sites, edges.add, edges.has
-    entries: dict[tuple, Entry] = {}
-    for path, line, col, name, receiver, caller, args, argtypes, f, ext, d in rows:
-        site = CallSite(path, line, col, name, receiver, caller, args, argtypes)
-        if has(site):
-            raise _Invalid("a call site repeats")
-        found = founds[f]
-        key = (_SITE, path, caller, name, receiver, args, argtypes)
-        seen = shared.get(key)
-        if seen is None:
-            shared[key] = (f, ext, d)
-            entries[key] = ((found, ext == 1), depsets[d])
-        elif seen != (f, ext, d):
-            raise _Invalid("sites of one memo entry differ")
-        sites[path].append(site)
-        add(site, found, ext == 1)
-    memo.remember_all(entries)
+    paths, names, receivers, callers, argtypes = (
+        _texts(st, f, strings) for f in ("path", "name", "receiver", "caller", "argtypes"))
+    args = _ints(st, "args", -1, 1000)
+    found, external, dep = _indexes(st, "found"), _indexes(st, "external"), _indexes(st, "deps")
+    if external and max(external) > 1:
+        raise _Invalid("external")
+    sites = list(map(_call_site, zip(paths, _ints(st, "line"), _ints(st, "col"), names, receivers, callers, args,
+                                     argtypes, strict=True)))
+    _same_length("sites", sites, found, external, dep)
+    keys = list(zip(repeat(_SITE), paths, callers, names, receivers, args, argtypes))  # site_key's fields
+    # memo key → its sites' (found, external, deps), which must be one
+    shared = dict(zip(keys, zip(found, external, dep, strict=True), strict=True))
+    if len(set(zip(keys, found, external, dep, strict=True))) != len(shared):
+        raise _Invalid("sites of one memo entry differ")
+    memo = Memo()
+    memo.remember_all({k: ((founds[f], e == 1), depsets[d]) for k, (f, e, d) in shared.items()})
+    edges = EdgeIndex(index.symbols)
+    edges.add_all(keys, sites, map(founds.__getitem__, found), map(bool, external))
+    if len(edges.site_edges) + len(edges.named) != len(sites):
+        raise _Invalid("a call site repeats")
     return index, edges, memo
 
 
-def _decode_facts(index: SymbolIndex, ft: dict, text: Any, n: int) -> None:
-    paths = list(map(text, _ints(ft, "files", 0, n)))
+def _decode_facts(index: SymbolIndex, ft: dict, strings: list[str]) -> None:
+    text = strings.__getitem__
+    paths = _texts(ft, "files", strings)
     if len(set(paths)) != len(paths):
         raise _Invalid("a file's facts repeat")
     files = [FileFacts() for _ in paths]
-    nf = len(files)
 
-    def rows(table: str, *text_fields: str, forms: str | None = None) -> Any:
-        t = _table(ft, table, _FACT_TABLES[table])
-        cols: list[Any] = [map(files.__getitem__, _ints(t, "file", 0, nf))]
-        for f in _FACT_TABLES[table][1:]:
-            if f == forms:
+    def rows(table: str, *text_fields: str, facts: Any = None) -> Any:
+        """The table's rows: its file's facts, then each field (``text_fields`` as
+        strings); with ``facts``, the fields from ``form`` on made into that record."""
+        fields = _FACT_TABLES[table]
+        t = _table(ft, table, fields)
+        cols: list[Any] = [map(files.__getitem__, _indexes(t, "file"))]
+        for f in fields[1:]:
+            if f == "form":
                 col = t[f]
                 if type(col) is not list:
                     raise _Invalid(f)
                 cols.append(map(_FORMS.__getitem__, col))
             elif f in text_fields:
-                cols.append(map(text, _ints(t, f, 0, n)))
+                cols.append(map(text, _indexes(t, f)))
             else:
                 cols.append(_ints(t, f))
+        if facts is not None:
+            at = fields.index("form")
+            cols[at:] = [map(facts, zip(*cols[at:], strict=True))]
         return zip(*cols, strict=True)
 
     for facts, bound, source, original in rows("imports", "bound", "source", "original"):
@@ -416,10 +473,10 @@ def _decode_facts(index: SymbolIndex, ft: dict, text: Any, n: int) -> None:
         facts.stars.append(source)
     for facts, cls, qualifier, name in rows("bases", "cls", "qualifier", "name"):
         facts.bases.setdefault(cls, []).append((qualifier, name))
-    for facts, scope, name, form, fact_text in rows("vars", "scope", "name", "text", forms="form"):
-        facts.vars.setdefault(scope, {}).setdefault(name, []).append(Fact(form, fact_text))
-    for facts, cls, name, form, fact_text, scope in rows("attrs", "cls", "name", "text", "scope", forms="form"):
-        facts.attrs.setdefault(cls, {}).setdefault(name, []).append(AttrFact(form, fact_text, scope))
+    for facts, scope, name, fact in rows("vars", "scope", "name", "text", facts=_fact):
+        facts.vars.setdefault(scope, {}).setdefault(name, []).append(fact)
+    for facts, cls, name, fact in rows("attrs", "cls", "name", "text", "scope", facts=_attr_fact):
+        facts.attrs.setdefault(cls, {}).setdefault(name, []).append(fact)
     for facts, fn, fact_text in rows("returns", "fn", "text"):
         facts.returns[fn] = fact_text
     for facts, fn, fact_text in rows("returned", "fn", "text"):
@@ -440,41 +497,46 @@ def _decode_facts(index: SymbolIndex, ft: dict, text: Any, n: int) -> None:
         index.set_facts(path, facts)
 
 
-def _table(doc: dict, name: str, fields: tuple[str, ...], columns: bool = True) -> dict:
-    """A table of the document: an object with exactly these fields (``columns``:
-    lists of one length)."""
+def _table(doc: dict, name: str, fields: tuple[str, ...]) -> dict:
+    """A table of the document: an object with exactly these fields."""
     t = doc.get(name)
     if type(t) is not dict or t.keys() != set(fields):
-        raise _Invalid(name)
-    if columns and (any(type(c) is not list for c in t.values()) or len({len(c) for c in t.values()}) > 1):
         raise _Invalid(name)
     return t
 
 
-def _ints(table: dict, field: str, lo: int | None = None, hi: int | None = None) -> list[int]:
-    """A column of integers (``lo <= i < hi`` when given)."""
-    col = table[field]
-    if type(col) is not list:
-        raise _Invalid(field)
-    if col and (set(map(type, col)) != {int} or lo is not None and min(col) < lo
-                or hi is not None and max(col) >= hi):
+def _same_length(name: str, *columns: Sized) -> None:
+    if len(set(map(len, columns))) > 1:
+        raise _Invalid(f"{name}: columns of two lengths")
+
+
+def _ints(table: dict, field: str, lo: int | None = None, hi: int | None = None) -> array:
+    """A packed column of integers (``lo <= i < hi`` when given)."""
+    col = unpack(table[field])
+    if col and (lo is not None and min(col) < lo or hi is not None and max(col) >= hi):
         raise _Invalid(field)
     return col
 
 
+def _indexes(table: dict, field: str) -> array:
+    """A packed column of indexes, read unsigned: each is checked where it is looked up
+    (an IndexError past the end, a negative one included)."""
+    return unpack(table[field], signed=False)
+
+
+def _texts(table: dict, field: str, strings: list[str]) -> list[str]:
+    """A column of string indexes, looked up."""
+    return list(map(strings.__getitem__, _indexes(table, field)))
+
+
 def _groups(table: dict, items: list, make: Any) -> list:
     """``size``/``item`` columns: consecutive runs of ``item`` (indexes into ``items``)."""
-    sizes = _ints(table, "size", 0)
-    refs = _ints(table, "item", 0, len(items))
+    sizes = _indexes(table, "size")
+    refs = _indexes(table, "item")
     if sum(sizes) != len(refs):
         raise _Invalid("sizes")
-    get = items.__getitem__
-    out = []
-    at = 0
-    for size in sizes:
-        out.append(make(map(get, refs[at:at + size])))
-        at += size
-    return out
+    it = map(items.__getitem__, refs)
+    return [make(islice(it, size)) for size in sizes]
 
 
 def _refuse_constant(name: str) -> None:
