@@ -402,6 +402,10 @@ CASES = {
         # what a function returns: `net::Transport make_transport()`
         (CM, "use_factory", "send", 33, {f"{CC}::net.Transport.send"}, "type"),
         (CM, "use_alias", "write", 37, {f"{CC}::net.Transport.write"}, "type"),  # `using Link = net::Transport;`
+        # an enumerator of the header's enum (`net::STATUS_OK`): the overload taking the enum,
+        # not the template (the parameter `net::Status` and the enumerator's `Status` are one)
+        (CM, "report_all", "Report", 46, {f"{CM}::Report#2"}, "local"),
+        (CM, "report_all", "Report", 47, {f"{CM}::Report"}, "local"),
     ],
     "csharp": [
         # overloads by argument count (a default value, `params`) and by the arguments' types

@@ -394,6 +394,12 @@
                (pointer_declarator declarator: (field_identifier) @name)]
   default_value: [(call_expression) (new_expression)] @source) @reference.assign
 
+; an unscoped enum's enumerators: constants of the enum's type, at the file's top level
+; (`XMLTest("...", XML_SUCCESS, r)` picks the overload taking an `XMLError`)
+(enum_specifier
+  name: (type_identifier) @source
+  body: (enumerator_list (enumerator name: (identifier) @name) @reference.typed))
+
 ; `using Link = net::Transport;` / `typedef net::Transport Link;`: an alias of a type
 (alias_declaration
   name: (type_identifier) @name

@@ -67,7 +67,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 16: Java's arity and overloads: `params` and `ptypes` facts (varargs as arrays), argument
 #     types in a call's source; a cast argument's type; try-with-resources variables typed.
 # 17: C#'s arity and overloads (defaults by `=`, inline `params`, extension methods unknown).
-EXTRACT_VERSION = 17
+# 18: C++ enumerators as typed rows of their enum (an overload taking the enum's type).
+EXTRACT_VERSION = 18
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

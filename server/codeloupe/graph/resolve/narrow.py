@@ -176,21 +176,27 @@ class Narrowing(Values):
             if known and plain:  # as good with every argument's type known: a function over a template
                 chosen = plain
             elif plain:  # a template whose arguments make it one of the functions: the function
-                fixed = {tuple(types[t.target][:len(given)]) for t in plain}
-                chosen = [t for t in chosen if t in plain or _deduced(types[t.target], given) not in fixed]
+                fixed = {_bare_types(types[t.target][:len(given)]) for t in plain}
+                chosen = [t for t in chosen if t in plain or _bare_types(_deduced(types[t.target], given)) not in fixed]
             keep.update(t.target for t in chosen)
         return tuple(t for t in targets if t.target in keep)
 
     def _argument_type(self, shown: str, path: str, caller: str) -> tuple[str, bool] | None:
         """(type, certain) of an argument as the call shows it: a literal's type is
         certain; a name's is its declared type, whose pointers the facts may not show
-        (``const char* s`` is declared ``char``)."""
+        (``const char* s`` is declared ``char``); a name no local declares, an
+        enumerator of an enum of this file or one it includes: that enum, certain."""
         if not shown:
             return None
         if not shown.startswith("="):
             return shown, True
         name, address = shown[1:].rstrip("*"), shown.endswith("*")
-        typed = [f.text for f in self.local_vars(path, caller, name) if f.form is FactForm.TYPED]
+        local = self.local_vars(path, caller, name)
+        typed = [f.text for f in local if f.form is FactForm.TYPED]
+        if not local and not address:
+            files = [path, *self._included_files(path)] if self.language_of(path).includes_files else [path]
+            enums = set(self.enumerator_types(files, name))
+            return (normal_type(enums.pop()), True) if len(enums) == 1 else None
         if len(typed) != 1:
             return None
         return normal_type(typed[0]) + ("*" if address else ""), False
@@ -239,7 +245,8 @@ def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None]) -
         if arg is None:
             continue
         text, certain = arg
-        if is_template_type(param) or param == text or not certain and param.rstrip("*") == text.rstrip("*"):
+        if is_template_type(param) or _bare(param) == _bare(text) or not certain and _bare(param).rstrip(
+                "*") == _bare(text).rstrip("*"):
             score += 1
         elif certain and not _converts(text, param):
             return -1
@@ -266,6 +273,16 @@ def _deduced(params: tuple[str, ...], given: list[tuple[str, bool] | None]) -> t
         else:
             out.append(param)
     return tuple(out) if len(out) == len(given) else None
+
+
+def _bare(t: str) -> str:
+    """A type without its namespace or package (``net::Status`` and ``Status`` under a
+    ``using``: one type)."""
+    return t.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+
+
+def _bare_types(types: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return None if types is None else tuple(map(_bare, types))
 
 
 def _converts(arg: str, param: str) -> bool:

@@ -33,7 +33,7 @@ from ..deps import (
 from ..facts import FileFacts
 from ..index import SymbolIndex
 from ..memo import Entry, Memo
-from ..model import AttrFact, Fact, SymbolInfo
+from ..model import AttrFact, Fact, FactForm, SymbolInfo
 from .text import folder
 
 # nested steps of one resolution, counted across remembered lookups (a lookup computed
@@ -264,6 +264,21 @@ class Reads:
         """The facts of an attribute of a class (``self.x = ...``, a typed field)."""
         self._record(name)
         return self._idx_facts.get(cls.path, _NO_FACTS).attrs.get(cls.id, _NO_NAMES).get(name, _NONE)
+
+    def enumerator_types(self, paths: list[str], name: str) -> list[str]:
+        """The types of the enumerators named ``name`` of the enums at the top level of
+        these files (an enum's enumerators are its typed attributes: C++ names them in
+        the scope around the enum)."""
+        self._record(name)
+        out = []
+        for path in paths:
+            module = self._idx_module_id.get(path)
+            for cls_id, attrs in self._idx_facts.get(path, _NO_FACTS).attrs.items():
+                found = attrs.get(name)
+                s = self._idx_symbols.get(cls_id) if found else None
+                if s is not None and s.kind == "enum" and s.parent == module:
+                    out.extend(f.text for f in found if f.form is FactForm.TYPED)
+        return out
 
     def bases(self, cls: SymbolInfo) -> list[tuple[str, str]] | tuple:
         """A class's bases as written: (qualifier, name)."""

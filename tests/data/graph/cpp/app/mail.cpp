@@ -35,3 +35,14 @@ int use_factory() { return make_transport().send("x"); }
 using Link = net::Transport;
 
 int use_alias(Link& link) { return link.write("y"); }
+
+// overloads told apart by an enumerator of the header's enum: the one taking the enum
+bool Report(const char* what, const char* a, const char* b) { return true; }
+bool Report(const char* what, net::Status a, net::Status b) { return true; }
+template <class T> bool Report(const char* what, T a, T b) { return true; }
+
+void report_all(net::Status got) {
+  using namespace net;
+  Report("status", STATUS_OK, got);
+  Report("text", "a", "b");
+}

@@ -20,4 +20,7 @@ class RetryingTransport : public Transport {
   int send(const std::string& data) override;
 };
 
+// an unscoped enum's enumerators are names of the namespace around it
+enum Status { STATUS_OK = 0, STATUS_RETRY };
+
 }  // namespace net
