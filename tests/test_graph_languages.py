@@ -479,6 +479,9 @@ CASES = {
         # `Link = Transport`: a constant naming the class
         (RBM, "use_alias", "new", 27, {f"{RB}::Transport", f"{RB}::Transport.initialize"}, "type"),
         (RBM, "use_alias", "send_it", 28, {f"{RB}::Transport.send_it"}, "type"),
+        # `include Plugin` in `class Net::Server` is Net::Plugin (transport.rb reopens
+        # `Net`); its `included` hook extends the includer with ClassMethods: a base
+        (RBM, "Net.Server.boot", "registry", 44, {f"{RB}::Net.Plugin.ClassMethods.registry"}, "self"),
     ],
     "c": [
         # two static functions named `count`: each file calls its own
@@ -513,6 +516,15 @@ def test_resolution(lang: str) -> None:
         if not ok:
             wrong.append((caller, name, line, sorted(got), sorted({e.reason for e in edges})))
     assert not wrong
+
+
+def test_a_core_method_name_is_never_the_only_repository_method_of_it() -> None:
+    """`opts.merge!(...)` on a parameter of unknown type: Ruby's Hash#merge! as likely as
+    the repository's only `merge!` (Net::Options): a name match, out of the default
+    view (Language.standard_methods)."""
+    got, edges = targets(load("ruby"), RBM, "Net.Server.boot", "merge!", 45)
+    assert got == {f"{RB}::Net.Options.merge!"}
+    assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
 
 
 def test_a_call_on_self_also_runs_the_overrides_in_subclasses() -> None:

@@ -68,9 +68,64 @@
   superclass: (superclass [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base
 
 ((call
+  !receiver
   method: (identifier) @_include
   arguments: (argument_list [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base
-  (#any-of? @_include "include" "prepend"))
+  (#any-of? @_include "include" "prepend" "extend"))
+
+; a module's `included` hook that mixes modules into the includer (`base.extend
+; ClassMethods`, `base.send :include, Helpers`): they are the module's bases too, so
+; every class including it reaches their methods (the extractor files a base under the
+; class or module around it, not the hook method)
+((method
+   name: (identifier) @_hook
+   (body_statement
+     (call
+       receiver: (identifier)
+       method: (identifier) @_extend
+       arguments: (argument_list [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base))
+  (#eq? @_hook "included")
+  (#any-of? @_extend "extend" "include" "prepend"))
+
+((singleton_method
+   name: (identifier) @_hook
+   (body_statement
+     (call
+       receiver: (identifier)
+       method: (identifier) @_extend
+       arguments: (argument_list [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base))
+  (#eq? @_hook "included")
+  (#any-of? @_extend "extend" "include" "prepend"))
+
+((method
+   name: (identifier) @_hook
+   (body_statement
+     (call
+       receiver: (identifier)
+       method: (identifier) @_send
+       arguments: (argument_list
+         .
+         (simple_symbol) @_mix
+         .
+         [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base))
+  (#eq? @_hook "included")
+  (#any-of? @_send "send" "__send__")
+  (#any-of? @_mix ":include" ":extend" ":prepend"))
+
+((singleton_method
+   name: (identifier) @_hook
+   (body_statement
+     (call
+       receiver: (identifier)
+       method: (identifier) @_send
+       arguments: (argument_list
+         .
+         (simple_symbol) @_mix
+         .
+         [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base))
+  (#eq? @_hook "included")
+  (#any-of? @_send "send" "__send__")
+  (#any-of? @_mix ":include" ":extend" ":prepend"))
 
 ; `super` / `super(x)`: a call of the method of the same name in the superclass
 (super) @name @reference.call

@@ -68,7 +68,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #     types in a call's source; a cast argument's type; try-with-resources variables typed.
 # 17: C#'s arity and overloads (defaults by `=`, inline `params`, extension methods unknown).
 # 18: C++ enumerators as typed rows of their enum (an overload taking the enum's type).
-EXTRACT_VERSION = 18
+# 19: Ruby `extend M` and an `included` hook's mixins are bases (of the class or module around them).
+EXTRACT_VERSION = 19
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

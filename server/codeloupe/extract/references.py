@@ -8,7 +8,7 @@ import bisect
 from tree_sitter import Node
 
 from ..languages import Language
-from ..model import FACT_KINDS, Reference
+from ..model import CONTAINER_KINDS, FACT_KINDS, Reference
 from .captures import Def, RawRef
 from .symbols import FileUnit
 
@@ -25,7 +25,7 @@ def make_references(unit: FileUnit, ordered: list[Def], raw: list[RawRef]) -> li
     for kind, node, name, receiver, source, original in raw:
         if kind == "import":
             name = lang.import_binding(name.strip("'\"`<>"))
-        enclosing = _enclosing(ordered, starts, node.start_byte, module_id)
+        enclosing = _enclosing(ordered, starts, node.start_byte, module_id, kind == "base")
         fact = kind in FACT_KINDS
         if fact:
             name, receiver = lang.fact_target(name, receiver)  # Ruby `@x = ...`: the instance's `x`
@@ -48,14 +48,16 @@ def make_references(unit: FileUnit, ordered: list[Def], raw: list[RawRef]) -> li
     return references
 
 
-def _enclosing(ordered: list[Def], starts: list[int], pos: int, module_id: str) -> str:
+def _enclosing(ordered: list[Def], starts: list[int], pos: int, module_id: str, container: bool = False) -> str:
     """The id of the innermost symbol containing byte ``pos`` (namespaces are not
-    symbols: their nearest enclosing symbol), else the module unit's."""
+    symbols: their nearest enclosing symbol), else the module unit's; with
+    ``container``, the innermost class-like one (a base stated in a method, a Ruby
+    ``included`` hook's, is its class's)."""
     i = bisect.bisect_right(starts, pos) - 1
     while i >= 0:
         d: Def | None = ordered[i]
         if d.start <= pos < d.end:
-            while d is not None and d.symbol is None:
+            while d is not None and (d.symbol is None or container and d.symbol.kind not in CONTAINER_KINDS):
                 d = d.parent
             return d.symbol.id if d is not None and d.symbol is not None else module_id
         i -= 1

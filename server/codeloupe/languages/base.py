@@ -250,6 +250,10 @@ class Language:
     # a receiver written as a constant path (Ruby's `Thor::Util.find(...)`) names the module
     # or class of that qualified name, wherever it is reopened
     constant_paths = False
+    # method names of the language's core types besides ``COMMON_METHODS`` (Ruby's Hash,
+    # Array, String, Enumerable): never the only repository method of a name on a
+    # receiver of unknown type (``unique``)
+    standard_methods: frozenset[str] = frozenset()
     # a function any file may call through a header's declaration: the only function of a
     # name in the repository is what a bare call of it names (C's one namespace of functions)
     global_functions = False

@@ -25,6 +25,16 @@ class Ruby(Language):
     type_aliases_as_variables = True
     includes_files = True
     constant_paths = True
+    standard_methods = frozenset("""
+    merge merge! key? has_key? value? include? member? empty? any? all? none? each each_pair
+    each_key each_value each_with_index each_with_object select select! reject reject! detect
+    find_all inject sum min max min_by max_by sort_by group_by partition flat_map compact
+    compact! uniq uniq! flatten zip first last size length to_s to_sym to_a to_h to_i to_f
+    to_str to_proc dup clone freeze frozen? nil? is_a? kind_of? instance_of? respond_to?
+    public_send tap fetch dig store delete_if keep_if transform_values transform_keys invert
+    sub sub! gsub gsub! chomp chop squeeze start_with? end_with? upcase downcase capitalize
+    ljust rjust center scan unpack pack each_line lines chars bytes succ times upto downto
+    """.split())
 
     def names_file(self, source: str) -> bool:
         """Always: a ``require`` names a file."""

@@ -429,7 +429,8 @@ class Calls(Narrowing):
         # one method of that name in the whole repository, and not a name the standard
         # types use: what a reader would take it for, with some doubt left
         unique = (with_receiver and len(candidates) == 1
-                  and name not in COMMON_METHODS and not (name.startswith("__") and name.endswith("__"))
+                  and name not in COMMON_METHODS and name not in family_rules(family).standard_methods
+                  and not (name.startswith("__") and name.endswith("__"))
                   and (with_receiver != GLOBAL_FUNCTIONS or candidates[0].kind == "function"))
         return tuple(self._targets(candidates, UNIQUE if unique else NAME))
 

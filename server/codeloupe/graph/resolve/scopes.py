@@ -28,6 +28,8 @@ _ROOT_CLASSES = ("object", "Object")  # bases every class has
 _BODY_LOCAL_KINDS = frozenset({"function", "class"})  # in a function's body, not members
 
 
+_CONSTANT_KINDS = CLASS_KINDS | {"module"}  # what a Ruby constant names: a class or a module
+
 class Scopes(Reads):
     """Scopes, members and class hierarchies (a part of the ``Resolver``)."""
 
@@ -159,10 +161,39 @@ class Scopes(Reads):
     def _base_value(self, cls: SymbolInfo, lang: Language, qualifier: str, name: str, depth: int) -> Value | None:
         """The classes a base as written names (Ruby: a mixed-in module)."""
         value = self._type_value(f"{qualifier}.{name}" if qualifier else name, cls.path, cls.parent or "", depth + 1)
+        if value is None and lang.constant_paths and not qualifier:  # `include Base` in `class Thor`: Thor::Base
+            nested = self._nested_constant(cls, name, lang)
+            value = Value(INSTANCE, tuple(m.id for m in nested)) if nested else None
         if value is None and lang.mixin_modules:  # a mixin: `include M` names a module
             mixins = [m for m in self.every_top_level(name) if m.kind == "module" and m.language == cls.language]
             value = Value(INSTANCE, tuple(m.id for m in mixins)) if mixins else None
         return value
+
+    def _nested_constant(self, cls: SymbolInfo, name: str, lang: Language) -> list[SymbolInfo]:
+        """The classes and modules ``name`` names inside ``cls`` or a class or module
+        around it, innermost first, in any file reopening them (Ruby's lexical scope:
+        ``include Base`` in ``class Thor`` is ``Thor::Base``, defined where another file
+        reopens ``Thor``)."""
+        scope: SymbolInfo | None = cls
+        while scope is not None and scope.kind in _CONSTANT_KINDS:
+            found = [c for o in self._reopened(scope) for c in self.children(o.id, name) if c.kind in _CONSTANT_KINDS]
+            if found:
+                return found
+            scope = self.symbol(scope.parent) if scope.parent else None
+        return []
+
+    def _reopened(self, scope: SymbolInfo, depth: int = 0) -> list[SymbolInfo]:
+        """Every class or module of ``scope``'s constant path, in any file (itself first):
+        a top-level one by its name, a nested one among the reopenings of its parent's."""
+        parent = self.symbol(scope.parent) if scope.parent else None
+        if parent is None or depth > MAX_DEPTH:
+            return [scope]
+        if parent.parent is None or parent.kind not in _CONSTANT_KINDS:  # at a file's top level
+            others = [c for c in self.every_top_level(scope.name) if c.kind in _CONSTANT_KINDS]
+        else:
+            others = [c for p in self._reopened(parent, depth + 1) for c in self.children(p.id, scope.name)
+                      if c.kind in _CONSTANT_KINDS]
+        return [scope, *(c for c in others if c.id != scope.id and c.language == scope.language)]
 
     def _lookup(self, cls_id: str, name: str, skip_self: bool = False, depth: int = 0
                 ) -> tuple[list[SymbolInfo], bool]:

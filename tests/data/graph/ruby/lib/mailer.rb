@@ -35,3 +35,14 @@ module Net
     end
   end
 end
+
+module Net
+  class Server
+    include Plugin
+
+    def self.boot(opts)
+      registry(:all)
+      opts.merge!(retries: 1)
+    end
+  end
+end

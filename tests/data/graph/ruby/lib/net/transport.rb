@@ -34,3 +34,23 @@ module Net
     end
   end
 end
+
+module Net
+  module Plugin
+    def self.included(base)
+      base.extend ClassMethods
+    end
+
+    module ClassMethods
+      def registry(kind = :all)
+        @registry ||= {}
+      end
+    end
+  end
+
+  class Options
+    def merge!(other)
+      other
+    end
+  end
+end
