@@ -543,6 +543,22 @@ def test_a_call_on_self_also_runs_the_overrides_in_subclasses() -> None:
                for e in edges)
 
 
+def test_a_trait_default_method_and_a_field_of_a_bounded_type_parameter_run_every_impl() -> None:
+    """Rust: `self.advance(1)` in a trait's default method runs the trait's method and
+    each impl's; `self.a.remaining()` where `a: T` and `impl<T, U> Buf for Chain<T, U>
+    where T: Buf`: T is its bound, and the call an interface dispatch."""
+    g, ch = load("rust"), "src/chain.rs"
+    got, edges = targets(g, ch, "Buf.get_u8", "advance", 6)
+    assert {(e.target, str(e.reason)) for e in edges} == {
+        (f"{ch}::Buf.advance", "self"), (f"{ch}::Cursor.advance", "subclass"),
+        (f"{ch}::Chain.advance", "subclass")}
+    got, edges = targets(g, ch, "Chain.remaining", "remaining", 36)
+    assert {(e.target, str(e.reason)) for e in edges} == {
+        (f"{ch}::Buf.remaining", "type"), (f"{ch}::Cursor.remaining", "subclass"),
+        (f"{ch}::Chain.remaining", "subclass")}
+    assert all(e.confidence >= DEFAULT_MIN_CONFIDENCE and not e.ambiguous for e in edges)
+
+
 def test_a_call_through_an_interface_runs_every_implementation() -> None:
     """`s: &dyn Sender`: the trait's method, and each implementation's (interface
     dispatch) in the default view; `fn f<S: Sender>(s: &S)`: S is its bound."""

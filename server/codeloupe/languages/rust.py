@@ -36,6 +36,9 @@ def _crate(path: str) -> tuple[str, bool] | None:
 class Rust(Language):
     """Rust."""
 
+    # `self.advance(1)` in a trait's default method runs each impl's `advance`
+    self_dispatch = True
+
     name = grammar = "rust"
     extensions = (".rs",)
     aliases = ("rs",)

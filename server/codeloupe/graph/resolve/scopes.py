@@ -195,6 +195,21 @@ class Scopes(Reads):
                       if c.kind in _CONSTANT_KINDS]
         return [scope, *(c for c in others if c.id != scope.id and c.language == scope.language)]
 
+    def _impl_bound(self, cls: SymbolInfo, types: list[str], depth: int) -> Value | None:
+        """The instances a field typed by a type parameter (``a: T``) holds: what the
+        ``impl`` blocks of its type in the same file bound that parameter by
+        (``impl<T: Buf, U> Buf for Chain<T, U>``, or its ``where`` clause), all of them."""
+        names = {t.strip() for t in types if t.strip().isidentifier()}
+        found: list[str] = []
+        for impl in self.top_level(cls.path, cls.name) if names else ():
+            if impl.kind != "impl":
+                continue
+            for name in sorted(names):
+                value = self._facts_value(self.attr_facts(impl, name), impl.path, depth + 1)
+                if value is not None and value.kind in (CLASS, INSTANCE):
+                    found.extend(i for i in value.ids if i not in found)
+        return Value(INSTANCE, tuple(found)) if found else None
+
     def _lookup(self, cls_id: str, name: str, skip_self: bool = False, depth: int = 0
                 ) -> tuple[list[SymbolInfo], bool]:
         """``name`` on a class: the members of the first class along its bases that

@@ -552,6 +552,8 @@ class Values(Returns):
         typed = [f for f in fl if f.form is TYPED]
         rest = [f for f in fl if f.form is ASSIGNED or f.form in MUTATIONS]
         first = self._facts_value(typed, cls.path, depth + 1) if typed else None
+        if first is None and typed and rules(cls.language).impl_blocks:  # `a: T`, `impl<T: Buf> .. for S<T>`
+            first = self._impl_bound(cls, [f.text for f in typed], depth + 1)
         if typed and (first is not None and first != EXTERNAL or not rest):
             return first  # the annotation, when it names repository classes
         value = self._facts_value(rest, cls.path, depth + 1)
