@@ -482,6 +482,8 @@ CASES = {
         # `include Plugin` in `class Net::Server` is Net::Plugin (transport.rb reopens
         # `Net`); its `included` hook extends the includer with ClassMethods: a base
         (RBM, "Net.Server.boot", "registry", 44, {f"{RB}::Net.Plugin.ClassMethods.registry"}, "self"),
+        # `self.host = ...` calls the setter `host=`, not the reader `host`
+        (RB, "Endpoint.reset", "host=", 68, {f"{RB}::Endpoint.host="}, "self"),
     ],
     "c": [
         # two static functions named `count`: each file calls its own
@@ -524,6 +526,15 @@ def test_a_core_method_name_is_never_the_only_repository_method_of_it() -> None:
     view (Language.standard_methods)."""
     got, edges = targets(load("ruby"), RBM, "Net.Server.boot", "merge!", 45)
     assert got == {f"{RB}::Net.Options.merge!"}
+    assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
+
+
+def test_a_std_member_name_is_never_the_only_repository_method_of_it() -> None:
+    """C++: `items.size()` on a template's parameter (a std container as likely as
+    anything): the repository's only `size()` (Queue) is a name match, out of the
+    default view (Language.standard_methods)."""
+    got, edges = targets(load("cpp"), CM, "count_of", "size", 56)
+    assert got == {f"{CM}::Queue.size"}
     assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
 
 

@@ -25,9 +25,9 @@ names, ids, the module unit), ``references`` (enclosing symbols, facts), ``docs`
 
 from __future__ import annotations
 
-from tree_sitter import Tree
+from tree_sitter import Node, Tree
 
-from ..languages import get_query, language_for_file, rules
+from ..languages import Language, get_query, language_for_file, rules
 from ..model import FileExtraction, Reference
 from .arity import call_arity, param_facts
 from .captures import FACT_LIMIT, collect
@@ -69,7 +69,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 17: C#'s arity and overloads (defaults by `=`, inline `params`, extension methods unknown).
 # 18: C++ enumerators as typed rows of their enum (an overload taking the enum's type).
 # 19: Ruby `extend M` and an `included` hook's mixins are bases (of the class or module around them).
-EXTRACT_VERSION = 19
+# 20: Ruby `self.x = v` is a call of `x=`.
+EXTRACT_VERSION = 20
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -106,6 +107,9 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
         raw = this_receivers(unit.src, lang, expando, raw)
         more, whole = member_facts(path, lang, expando, unit.module_id)
         raw = raw + more
+    if lang.setter_assignment_node:  # `self.scheme = x`: a call of `scheme=`
+        raw = [(k, n, nm + "=" if k == "call" and _assigned(n, lang) else nm, rc, so, o)
+               for k, n, nm, rc, so, o in raw]
     if lang.argument_list_nodes:  # a call's argument count, where the language shows it
         raw = [(k, n, nm, rc, call_arity(n, lang) if k == "call" and not so else so, o)
                for k, n, nm, rc, so, o in raw]
@@ -129,3 +133,11 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
 def extract_text(path: str, text: str, language: str) -> FileExtraction:
     """Convenience for callers that hold decoded text (tests, editor buffers)."""
     return extract(path, text.encode("utf-8", "surrogatepass"), language)
+
+
+def _assigned(name_node: Node, lang: Language) -> bool:
+    """Is the call whose called name is ``name_node`` the left side of an assignment?"""
+    call = name_node.parent
+    parent = call.parent if call is not None else None
+    return parent is not None and parent.type == lang.setter_assignment_node and parent.child_by_field_name(
+        "left") == call

@@ -34,7 +34,7 @@ __all__ = [
     "COMMON_METHODS", "CLASS_NAMES", "FUNCTION_EXPRESSION", "EXTERNAL_TYPES", "LANGUAGES", "NEUTRAL", "NO_TYPE",
     "ONE_ELEMENT_METHODS", "SAME_SEQUENCE_METHODS", "SELF_NAMES", "SELF_RECEIVERS",
     "SUPER_RECEIVERS", "ImplicitClasses", "ImportContext", "Language", "MethodsApart",
-    "ModuleFacts", "PackageScope", "UnknownLanguageError", "_queries_root", "family_rules", "get_parser",
+    "ModuleFacts", "PackageScope", "UnknownLanguageError", "_queries_root", "family_rules", "family_standard_methods", "get_parser",
     "get_query", "is_super_receiver", "join_path", "language_for_file", "language_for_path", "module_stem",
     "normalize_language", "path_matches", "query", "query_source", "rules", "same_family",
 ]
@@ -47,8 +47,10 @@ ALIASES: dict[str, str] = {alias: lang.name for lang in LANGUAGES for alias in l
 # the rules of a file whose language is not one of ours (no rule applies)
 NEUTRAL = Language()
 _BY_FAMILY: dict[str, Language] = {}
+_STANDARD_METHODS: dict[str, frozenset[str]] = {}  # family → its languages' ``standard_methods``
 for _lang in LANGUAGES:
     _BY_FAMILY.setdefault(_lang.family, _lang)
+    _STANDARD_METHODS[_lang.family] = _STANDARD_METHODS.get(_lang.family, frozenset()) | _lang.standard_methods
 
 
 def _union(attr: str) -> frozenset[str]:
@@ -87,6 +89,11 @@ def rules(name: str) -> Language:
 def family_rules(family: str) -> Language:
     """The rules of the first language of a family (the rules its languages share)."""
     return _BY_FAMILY.get(family, NEUTRAL)
+
+
+def family_standard_methods(family: str) -> frozenset[str]:
+    """The core types' method names of every language of a family (C's and C++'s)."""
+    return _STANDARD_METHODS.get(family, frozenset())
 
 
 def same_family(a: str, b: str) -> bool:

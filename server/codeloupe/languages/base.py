@@ -254,6 +254,8 @@ class Language:
     # Array, String, Enumerable): never the only repository method of a name on a
     # receiver of unknown type (``unique``)
     standard_methods: frozenset[str] = frozenset()
+    # a call on the left of this node is its setter (Ruby: `self.scheme = x` calls `scheme=`)
+    setter_assignment_node = ""
     # a function any file may call through a header's declaration: the only function of a
     # name in the repository is what a bare call of it names (C's one namespace of functions)
     global_functions = False

@@ -36,6 +36,13 @@ class Cpp(C):
     variadic_parameter_nodes = frozenset({"variadic_parameter_declaration"})
     variadic_tokens = frozenset({"..."})
     skipped_parameter_nodes = frozenset({"comment"})
+    # std::string / vector / array / map members: `contents.data()` on a std::string is
+    # no test class's only `data()`
+    standard_methods = frozenset("""
+    size data length empty begin end cbegin cend rbegin rend front back at c_str push_back
+    pop_back emplace emplace_back resize reserve capacity erase substr compare swap
+    find_first_of find_last_of count lower_bound upper_bound reset release
+    """.split())
     argument_list_nodes = frozenset({"argument_list"})
     overloads = True
     argument_literals = {"string_literal": "char*", "raw_string_literal": "char*", "concatenated_string": "char*",

@@ -25,6 +25,7 @@ class Ruby(Language):
     type_aliases_as_variables = True
     includes_files = True
     constant_paths = True
+    setter_assignment_node = "assignment"
     standard_methods = frozenset("""
     merge merge! key? has_key? value? include? member? empty? any? all? none? each each_pair
     each_key each_value each_with_index each_with_object select select! reject reject! detect

@@ -12,6 +12,7 @@ from ...languages import (
     Language,
     PackageScope,
     family_rules,
+    family_standard_methods,
     is_super_receiver,
     rules,
 )
@@ -429,7 +430,7 @@ class Calls(Narrowing):
         # one method of that name in the whole repository, and not a name the standard
         # types use: what a reader would take it for, with some doubt left
         unique = (with_receiver and len(candidates) == 1
-                  and name not in COMMON_METHODS and name not in family_rules(family).standard_methods
+                  and name not in COMMON_METHODS and name not in family_standard_methods(family)
                   and not (name.startswith("__") and name.endswith("__"))
                   and (with_receiver != GLOBAL_FUNCTIONS or candidates[0].kind == "function"))
         return tuple(self._targets(candidates, UNIQUE if unique else NAME))

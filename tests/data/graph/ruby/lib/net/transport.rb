@@ -54,3 +54,17 @@ module Net
     end
   end
 end
+
+class Endpoint
+  def host=(value)
+    @host = value
+  end
+
+  def host
+    @host
+  end
+
+  def reset
+    self.host = "localhost"
+  end
+end
