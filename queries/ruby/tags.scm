@@ -77,7 +77,8 @@
 ; ClassMethods`, `base.send :include, Helpers`): they are the module's bases too, so
 ; every class including it reaches their methods (the extractor files a base under the
 ; class or module around it, not the hook method)
-((method
+; (the hook: `def self.included(base)` or `def included(base)` in `class << self`)
+((_
    name: (identifier) @_hook
    (body_statement
      (call
@@ -87,32 +88,8 @@
   (#eq? @_hook "included")
   (#any-of? @_extend "extend" "include" "prepend"))
 
-((singleton_method
-   name: (identifier) @_hook
-   (body_statement
-     (call
-       receiver: (identifier)
-       method: (identifier) @_extend
-       arguments: (argument_list [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base))
-  (#eq? @_hook "included")
-  (#any-of? @_extend "extend" "include" "prepend"))
-
-((method
-   name: (identifier) @_hook
-   (body_statement
-     (call
-       receiver: (identifier)
-       method: (identifier) @_send
-       arguments: (argument_list
-         .
-         (simple_symbol) @_mix
-         .
-         [(constant) @name (scope_resolution name: (constant) @name)])) @reference.base))
-  (#eq? @_hook "included")
-  (#any-of? @_send "send" "__send__")
-  (#any-of? @_mix ":include" ":extend" ":prepend"))
-
-((singleton_method
+; `base.send :include, M` in the hook: the same
+((_
    name: (identifier) @_hook
    (body_statement
      (call
