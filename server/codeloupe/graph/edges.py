@@ -61,6 +61,21 @@ class EdgeIndex:
     def add(self, site: CallSite, found: tuple[Target, ...], external: bool) -> None:
         """Link a site to its targets (its resolution is remembered under ``site_key``)."""
         self.sites_by_key.setdefault(site_key(site), {})[site] = None
+        self._link(site, found, external)
+
+    def add_all(self, keys: list[tuple], sites: list[CallSite], found: Iterable[tuple[Target, ...]],
+                external: Iterable[bool]) -> None:
+        """Link many sites at once (a loaded graph's), in their files' order, each with
+        its memo key (``site_key``), its targets and whether it is known to call outside:
+        what ``add`` does, each file's ``sites`` appended to, the memo-key index built
+        when first asked."""
+        self._unkeyed.append((keys, sites))
+        by_path, link = self.sites, self._link
+        for site, targets, ext in zip(sites, found, external, strict=True):
+            by_path[site.path].append(site)
+            link(site, targets, ext)
+
+    def _link(self, site: CallSite, found: tuple[Target, ...], external: bool) -> None:
         if found and found[0].reason is NAME:  # by name only (every candidate is): compactly
             self.named[site] = found
             self.named_by_name[site.name][site] = None
@@ -75,31 +90,6 @@ class EdgeIndex:
         for edge in edges:
             self.out[site.caller][edge] = None
             self.into[edge.target][edge] = None
-
-    def add_all(self, keys: list[tuple], sites: list[CallSite], found: Iterable[tuple[Target, ...]],
-                external: Iterable[bool]) -> None:
-        """Link many sites at once (a loaded graph's), in their files' order, each with
-        its memo key (``site_key``), its targets and whether it is known to call outside:
-        what ``add`` does, each file's ``sites`` appended to, the memo-key index built
-        when first asked."""
-        self._unkeyed.append((keys, sites))
-        by_path, named, site_edges = self.sites, self.named, self.site_edges
-        by_name, by_caller, out, into = self.named_by_name, self.named_by_caller, self.out, self.into
-        for site, targets, ext in zip(sites, found, external, strict=True):
-            by_path[site.path].append(site)
-            if targets and targets[0].reason is NAME:
-                named[site] = targets
-                by_name[site.name][site] = None
-                by_caller[site.caller][site] = None
-                continue
-            edges = site_edges[site] = [Edge(site, *t) for t in targets]
-            if not edges:
-                self.unresolved[site] = None
-                if ext:
-                    self.external[site] = None
-            for edge in edges:
-                out[site.caller][edge] = None
-                into[edge.target][edge] = None
 
     def unlink(self, sites: Iterable[CallSite]) -> None:
         """Take these sites' edges out."""

@@ -420,8 +420,6 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
         _texts(st, f, strings) for f in ("path", "name", "receiver", "caller", "argtypes"))
     args = _ints(st, "args", -1, 1000)
     found, external, dep = _indexes(st, "found"), _indexes(st, "external"), _indexes(st, "deps")
-    if external and max(external) > 1:
-        raise _Invalid("external")
     sites = list(map(_call_site, zip(paths, _ints(st, "line"), _ints(st, "col"), names, receivers, callers, args,
                                      argtypes, strict=True)))
     _same_length("sites", sites, found, external, dep)
@@ -433,7 +431,7 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     memo = Memo()
     memo.remember_all({k: ((founds[f], e == 1), depsets[d]) for k, (f, e, d) in shared.items()})
     edges = EdgeIndex(index.symbols)
-    edges.add_all(keys, sites, map(founds.__getitem__, found), map(bool, external))
+    edges.add_all(keys, sites, map(founds.__getitem__, found), map(_FLAGS.__getitem__, external))
     if len(edges.site_edges) + len(edges.named) != len(sites):
         raise _Invalid("a call site repeats")
     return index, edges, memo

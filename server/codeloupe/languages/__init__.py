@@ -34,8 +34,8 @@ __all__ = [
     "COMMON_METHODS", "CLASS_NAMES", "FUNCTION_EXPRESSION", "EXTERNAL_TYPES", "LANGUAGES", "NEUTRAL", "NO_TYPE",
     "ONE_ELEMENT_METHODS", "SAME_SEQUENCE_METHODS", "SELF_NAMES", "SELF_RECEIVERS",
     "SUPER_RECEIVERS", "ImplicitClasses", "ImportContext", "Language", "MethodsApart",
-    "ModuleFacts", "PackageScope", "UnknownLanguageError", "_queries_root", "family_rules", "family_standard_methods", "get_parser",
-    "get_query", "is_super_receiver", "join_path", "language_for_file", "language_for_path", "module_stem",
+    "ModuleFacts", "PackageScope", "UnknownLanguageError", "_queries_root", "family_rules",
+    "family_standard_methods", "get_parser", "get_query", "is_super_receiver", "join_path", "language_for_file", "language_for_path", "module_stem",
     "normalize_language", "path_matches", "query", "query_source", "rules", "same_family",
 ]
 

@@ -26,9 +26,8 @@ MRO = Lookup.MRO
 _SUBCLASS_LIMIT = 200  # classes visited looking for a member among the subclasses
 _ROOT_CLASSES = ("object", "Object")  # bases every class has
 _BODY_LOCAL_KINDS = frozenset({"function", "class"})  # in a function's body, not members
-
-
 _CONSTANT_KINDS = CLASS_KINDS | {"module"}  # what a Ruby constant names: a class or a module
+
 
 class Scopes(Reads):
     """Scopes, members and class hierarchies (a part of the ``Resolver``)."""
