@@ -149,6 +149,9 @@ class Value(NamedTuple):
 
     kind: ValueKind
     ids: tuple[str, ...]
+    # an instance made right there by calling its class (`Foo()`, `new Foo()`,
+    # `Foo.new`): exactly that class, so no subclass's override runs on it
+    exact: bool = False
 
 
 EXTERNAL = Value(ValueKind.EXTERNAL, ())

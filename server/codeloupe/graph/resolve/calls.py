@@ -163,7 +163,7 @@ class Calls(Narrowing):
 
     def _value_call(self, value: Value, caller: str, name: str, lang: Language) -> Targets | None:
         """``name`` called on a module, a class or instances; None: look further."""
-        kind, ids = value
+        kind, ids = value.kind, value.ids
         if kind is MODULE:
             member = self.module_member(ids, name)
             if isinstance(member, list):
@@ -202,12 +202,30 @@ class Calls(Narrowing):
                 found_targets += self._targets(sole, SOLE)
             else:  # several implementations (or a trait's associated function): each may run
                 found_targets += [t for s in self._implemented(ids, name, targets) for t in self._targets([s], SUBCLASS)]
+            if kind is INSTANCE and lang.self_dispatch and not value.exact:
+                found_targets += self._overrides(ids, name, found_targets, lang)
             return found_targets, False
         if external:
             return [], True
         if kind is CLASS or not lang.dynamic_members:  # dynamic: by name after all
             return [], False
         return None
+
+    def _overrides(self, ids: tuple[str, ...], name: str, found: list[Target], lang: Language) -> list[Target]:
+        """Where every method is virtual: ``name`` as the subclasses of these classes
+        override it, every level (the value may be an instance of one; the reading of
+        Java's abstract ``Evaluator.matches`` and Python's ``self.m()`` alike). Private
+        names are never overridden."""
+        if _private(name, lang.private_prefix):
+            return []
+        seen = {t.target for t in found}
+        out: list[Target] = []
+        for cid in ids:
+            for s in self._subclass_members(cid, name, every=True):
+                if s.id not in seen and s.kind in FUNCTION_KINDS:
+                    seen.add(s.id)
+                    out += self._targets([s], SUBCLASS)
+        return out
 
     def _sole_implementations(self, ids: tuple[str, ...], name: str, found: list[SymbolInfo]) -> list[SymbolInfo]:
         """``s.get()`` on a value typed by an interface that exactly one class of the
@@ -288,11 +306,8 @@ class Calls(Narrowing):
         found, external = self._lookup(cls.id, name)
         if found:
             targets = self._targets(self._static_or_instance(found, True), SELF, ctor=True)
-            if lang.self_dispatch and not _private(name, lang.private_prefix):
-                seen = {t.target for t in targets}
-                overrides = [s for s in self._subclass_members(cls.id, name, every=True)
-                             if s.id not in seen and s.kind in FUNCTION_KINDS]
-                targets = [*targets, *(t for s in overrides for t in self._targets([s], SUBCLASS))]
+            if lang.self_dispatch:
+                targets = [*targets, *self._overrides((cls.id,), name, targets, lang)]
             return targets, False
         assigned = self._assigned_functions(cls.id, name)
         if assigned:
@@ -404,12 +419,12 @@ class Calls(Narrowing):
             return [], False
         if value == EXTERNAL:
             return [], True
-        kind, ids = value
+        kind, ids = value.kind, value.ids
         if kind is MODULE:  # a call of a module: of the class or function it exports whole
             exported = self.module_callable(ids)
             if exported is None:
                 return [], False
-            kind, ids = exported
+            kind, ids = exported.kind, exported.ids
         if kind is CLASS:
             return self._targets(self._symbols_of(ids), reason, ctor=True), False
         if kind is FUNCTION:

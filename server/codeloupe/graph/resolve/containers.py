@@ -22,7 +22,7 @@ BUILTIN_CONTAINERS = frozenset({ARRAY, MAPPING, PAIRS, WRAPPED})
 def container_member(value: Value, attr: str, is_call: bool) -> Value:
     """``value.attr`` (a call when ``is_call``) on one of ``BUILTIN_CONTAINERS``: its
     elements, itself again, or what lies outside the repository."""
-    kind, ids = value
+    kind, ids = value.kind, value.ids
     if kind is WRAPPED:  # `open()?`, `.unwrap()`: what it holds; its other methods are std's
         if attr == "?" or is_call and attr in UNWRAP_METHODS:
             return Value(INSTANCE, ids)

@@ -77,9 +77,9 @@ class Returns(Imports):
             value = self.module_callable(value.ids, depth + 1)
             if value is None:
                 return None
-        kind, ids = value
+        kind, ids = value.kind, value.ids
         if kind is CLASS:
-            return Value(INSTANCE, ids)
+            return Value(INSTANCE, ids, exact=True)
         if kind is FUNCTION:
             return self._returns(self._symbols_of(ids), depth + 1)
         return None

@@ -84,6 +84,7 @@ class Values(Returns):
         classes: list[str] = []
         kind: ValueKind | None = None
         external = False
+        exact = True
         for form, text, scope in facts:
             value = self._fact_value(form, text, path, scope, depth + 1)
             if value is None:
@@ -96,8 +97,9 @@ class Values(Returns):
             if kind is None or kind is value.kind:
                 kind = value.kind
                 classes.extend(c for c in value.ids if c not in classes)
+                exact = exact and value.exact
         if classes:
-            return Value(kind, tuple(classes))  # type: ignore[arg-type]
+            return Value(kind, tuple(classes), exact)  # type: ignore[arg-type]
         return EXTERNAL if external else None
 
     def _fact_value(self, form: FactForm, text: str, path: str, scope: str, depth: int) -> Value | None:
@@ -306,7 +308,7 @@ class Values(Returns):
             classes = self._qualified(".".join(names), lang, CLASS_KINDS)
             if classes:
                 ids = tuple(c.id for c in classes)
-                return Value(INSTANCE if head[-1].endswith("()") else CLASS, ids), parts[i - 1:]
+                return _called_or_read(ids, head[-1].endswith("()")), parts[i - 1:]
         return None
 
     def _path_prefix(self, parts: list[str], path: str, depth: int) -> tuple[Value, list[str]] | None:
@@ -326,7 +328,7 @@ class Values(Returns):
             found = lang.import_value(self, path, names[-1], "::".join(names), names[-1], depth + 1)
             classes = tuple(s.id for s in found if s.kind in CLASS_KINDS) if isinstance(found, list) else ()
             if classes:
-                return Value(INSTANCE if head[-1].endswith("()") else CLASS, classes), parts[i - 1:]
+                return _called_or_read(classes, head[-1].endswith("()")), parts[i - 1:]
         return None
 
     @staticmethod
@@ -335,14 +337,16 @@ class Values(Returns):
         them (``c ? option : null`` → the option); EXTERNAL when every one is."""
         kind: ValueKind | None = None
         ids: list[str] = []
+        exact = True
         for value in values:
             if value is None or value == EXTERNAL:
                 continue
             if kind is None or value.kind is kind:
                 kind = value.kind
                 ids.extend(i for i in value.ids if i not in ids)
+                exact = exact and value.exact
         if ids:
-            return Value(kind, tuple(ids))  # type: ignore[arg-type]
+            return Value(kind, tuple(ids), exact)  # type: ignore[arg-type]
         return EXTERNAL if values and all(v == EXTERNAL for v in values) else None
 
     def _parts_value(self, parts: list[str], path: str, scope: str, depth: int) -> Value | None:
@@ -478,7 +482,7 @@ class Values(Returns):
             return self._cut()
         if value == EXTERNAL:
             return EXTERNAL
-        kind, ids = value
+        kind, ids = value.kind, value.ids
         if kind in BUILTIN_CONTAINERS:  # the language's own list, dict, Option: no repository code
             return container_member(value, attr, is_call)
         if attr == "?":  # JavaScript `a?.b`; Rust `?` on a value not known to be a wrapper
@@ -488,12 +492,12 @@ class Values(Returns):
             if isinstance(member, list):
                 return self._value_of_symbols(member, is_call, depth + 1)
             if is_call and member is not None and member.kind is CLASS:
-                return Value(INSTANCE, member.ids)
+                return Value(INSTANCE, member.ids, exact=True)
             return member if not is_call else None
         if kind is CLASS and attr in INSTANCE_FACTORIES and any(
                 rules(s.language).instance_factory == attr for s in self._symbols_of(ids)):
             if not any(self._lookup(cid, attr, depth=depth + 1)[0] for cid in ids):  # `Foo.new`: an instance
-                return Value(INSTANCE, ids)
+                return Value(INSTANCE, ids, exact=True)
         if kind is INSTANCE or kind is CLASS:
             found = self._member_value(ids, attr, is_call, depth)
             if found is None and kind is INSTANCE and is_call and attr in UNWRAP_METHODS:
@@ -567,7 +571,7 @@ class Values(Returns):
         """Definitions read (or called): classes, or functions (what they return)."""
         classes = tuple(s.id for s in found if s.kind in CLASS_KINDS)
         if classes:
-            return Value(INSTANCE if is_call else CLASS, classes)
+            return _called_or_read(classes, is_call)
         funcs = [s for s in found if s.kind in FUNCTION_KINDS]
         if not funcs:
             return None
@@ -589,3 +593,8 @@ class Values(Returns):
 
     def _compute_var(self, path: str, scope: str, name: str, depth: int) -> Value | None:
         return self._eval_facts(self.local_vars(path, scope, name), path, scope, depth)
+
+
+def _called_or_read(classes: tuple[str, ...], is_call: bool) -> Value:
+    """Classes called (an instance of exactly one of them) or read (the classes)."""
+    return Value(INSTANCE, classes, exact=True) if is_call else Value(CLASS, classes)
