@@ -32,13 +32,16 @@ ran reports it, "to adjudicate" where they disagree, and "true"/"false" once rea
 (with ``reason``). A rerun keeps every decision. Scores: against the truth where a project
 has nothing left to adjudicate; else against the decided pairs only (labelled
 "partial truth") and, labelled apart, against the reference alone. Held-out projects write
-under bench/.cache/callgraph/heldout/ and print counts only: nobody tuning the graph looks at
-them (``--score-heldout`` is for the final measurement, never while tuning).
+their candidates under bench/.cache/callgraph/heldout/ and their truth gzipped under
+bench/eval/callgraph_heldout/ (committed, so a new checkout keeps the reading), and print
+counts only: nobody tuning the graph looks at them (``--score-heldout`` is for the final
+measurement, never while tuning).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -67,7 +70,11 @@ CACHE = HERE / ".cache" / "callgraph"
 TOOLS = HERE / ".cache" / "tools"
 CANDIDATES = HERE / "eval" / "callgraph_candidates"
 TRUTH = HERE / "eval" / "callgraph_truth"
-HELDOUT = CACHE / "heldout"
+HELDOUT = CACHE / "heldout"  # held-out candidates: rebuilt by a run, never committed
+# Held-out truth: committed (a new checkout must not lose hours of reading), gzipped so that
+# nobody tuning the graph meets a held-out pair in a grep; read only by --decide and
+# --score-heldout.
+HELDOUT_TRUTH = HERE / "eval" / "callgraph_heldout"
 RESULTS = HERE / "results" / "eval_callgraph.json"
 NODE_BIN = TOOLS / "node" / "node_modules" / ".bin"
 NPM_TOOLS = ("pyright@1.1.389", "typescript@5.6.3", "typescript-language-server@4.3.3", "intelephense@1.12.6")
@@ -572,7 +579,17 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
             if hint := _hint(graph, code, p[2]):
                 entry["hint"] = hint
         sites.append(entry)
-    left = [k for k in decided if k not in set(callers | callees)]
+    # a pair read once stays in the truth when no system reports it any more (a reference
+    # answering differently, a change of codeloupe): what is true does not depend on who ran
+    left = sorted(k for k in decided if k not in callers | callees)
+    kept_callers, kept_callees = split_pairs(set(left), symbols, inner)
+    for k in left:
+        entry = {"path": k[0], "line": k[1], "target": k[2],
+                 "roles": [r for r, group in (("caller", kept_callers), ("callee", kept_callees)) if k in group],
+                 "code": decided[k]["code"], "systems": [], "status": decided[k]["status"],
+                 "reason": decided[k].get("reason", "")}
+        if entry["roles"]:
+            sites.append(entry)
     return {"project": name, "language": project["language"], "split": project["split"],
             "version": project["fetch"].get("version"), "systems": ran,
             "symbols": [{"id": s, "path": graph.symbols[s].path, "line": graph.symbols[s].start_line}
@@ -637,22 +654,44 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool) -> d
             ref_info["skipped"] = str(exc)
     heldout = project["split"] == "heldout"
     cand_path = (HELDOUT / "candidates" if heldout else CANDIDATES) / f"{name}.json"
-    truth_path = (HELDOUT / "truth" if heldout else TRUTH) / f"{name}.json"
-    old = json.loads(truth_path.read_text()) if truth_path.exists() else None
+    old = read_truth(name, project["split"])
     truth = build_truth(name, project, root, graph, symbols, systems, inner, old)
     truth["reference"] = ref_info
     if write:
         cand_path.parent.mkdir(parents=True, exist_ok=True)
-        truth_path.parent.mkdir(parents=True, exist_ok=True)
         cand_path.write_text(json.dumps({"project": name, "seed": seed, "symbols": symbols,
                                          "reference": ref_info,
                                          "systems": {k: sorted(v) for k, v in systems.items()}}, indent=0) + "\n")
-        truth_path.write_text(json.dumps(truth, indent=1) + "\n")
+        write_truth(name, project["split"], truth)
     return {"name": name, "language": project["language"], "split": project["split"],
             "seconds": round(time.perf_counter() - t0, 1), "symbols": len(symbols),
             "sites": len(truth["sites"]), "counts": truth["counts"], "reference": ref_info,
             "graph": {k: v for k, v in graph.stats().items() if k in ("sites", "edges")},
-            "scores": None if heldout else scores(truth, systems)}
+            "scores": scores(truth, systems)}  # main drops a held-out project's unless --score-heldout
+
+
+def truth_path(name: str, split: str) -> Path:
+    """Where a project's truth lives: dev plain JSON, held out gzipped (see HELDOUT_TRUTH)."""
+    return HELDOUT_TRUTH / f"{name}.json.gz" if split == "heldout" else TRUTH / f"{name}.json"
+
+
+def read_truth(name: str, split: str) -> dict | None:
+    """A project's truth, or None before its first run."""
+    p = truth_path(name, split)
+    if not p.exists():
+        return None
+    return json.loads(gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_text())
+
+
+def write_truth(name: str, split: str, truth: dict) -> None:
+    """Write a project's truth (gzip without a timestamp: the same truth, the same bytes)."""
+    p = truth_path(name, split)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(truth, indent=1) + "\n"
+    if p.suffix == ".gz":
+        p.write_bytes(gzip.compress(text.encode(), mtime=0))
+    else:
+        p.write_text(text)
 
 
 def systems_from_files(name: str) -> tuple[dict, dict[str, set[Pair]]] | None:
@@ -721,8 +760,9 @@ def decide(project: str, status: str, reason: str, target: str = "", code: str =
     if revise and not (target and path and line):
         raise SystemExit("--revise needs --path, --line and --target: one pair at a time")
     split = {p["name"]: p["split"] for p in load_spec()["projects"]}.get(project)
-    tp = (HELDOUT / "truth" if split == "heldout" else TRUTH) / f"{project}.json"  # held out: outside git
-    truth = json.loads(tp.read_text())
+    truth = read_truth(project, split or "dev")
+    if truth is None:
+        raise SystemExit(f"{project}: no truth yet (run it first)")
     n = 0
     for e in truth["sites"]:
         if (e["status"] == "to adjudicate") == revise or (target and target not in e["target"]) or (
@@ -734,7 +774,7 @@ def decide(project: str, status: str, reason: str, target: str = "", code: str =
         n += 1
     truth["counts"] = {k: sum(1 for e in truth["sites"] if e["status"] == k)
                        for k in ("agreed", "to adjudicate", "true", "false")}
-    tp.write_text(json.dumps(truth, indent=1) + "\n")
+    write_truth(project, split or "dev", truth)
     return n
 
 
@@ -764,6 +804,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--systems", default="")
     ap.add_argument("--revise", action="store_true",
                     help="with --decide: change an agreed or decided pair (read again and found otherwise)")
+    ap.add_argument("--open", metavar="PROJECT",
+                    help="print a project's pairs still to adjudicate, one a line (what a reader reads)")
     ap.add_argument("--score-heldout", action="store_true",
                     help="the final measurement only: never while tuning the graph")
     args = ap.parse_args(argv)
@@ -775,6 +817,13 @@ def main(argv: list[str] | None = None) -> int:
         n = decide(*args.decide, target=args.target, code=args.code, path=args.path, line=args.line,
                    systems=args.systems, revise=args.revise)
         print(f"{n} pairs decided")
+        return 0
+    if args.open:
+        split = by_name[args.open]["split"]
+        for e in (read_truth(args.open, split) or {"sites": []})["sites"]:
+            if e["status"] == "to adjudicate":
+                print(f"{e['path']}:{e['line']}\t{e['target']}\t{','.join(e['systems'])}\t"
+                      f"{e.get('hint', '')}\t{e['code'].strip()}")
         return 0
     if args.list:
         for p in spec["projects"]:
