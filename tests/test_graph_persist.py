@@ -79,8 +79,18 @@ def test_a_loaded_graph_is_the_graph_that_was_saved(lang: str, tmp_path: Path) -
     assert loaded.unresolved and loaded.stats()["edges"] > 0
     text = (tmp_path / GRAPH_FILE).read_bytes()
     doc = json.loads(text.split(b"\n", 1)[1])  # plain JSON after the header line
-    assert (doc["magic"], doc["format"], doc["codeloupe"], doc["key"]) == (
-        "codeloupe-graph", persist.FORMAT, __version__, "state")
+    assert (doc["magic"], doc["format"], doc["codeloupe"], doc["resolution"], doc["key"]) == (
+        "codeloupe-graph", persist.FORMAT, __version__, persist.RESOLUTION, "state")
+
+
+def test_a_map_saved_by_another_resolution_is_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newer commit of the same release resolves calls differently: its saved map
+    (same key, same version) is not served with the old edges."""
+    g = _scratch(_files("python"))
+    g.save(tmp_path / GRAPH_FILE, "state")
+    assert Graph.load(tmp_path / GRAPH_FILE, "state") is not None
+    monkeypatch.setattr(persist, "RESOLUTION", persist.RESOLUTION + 1)
+    assert Graph.load(tmp_path / GRAPH_FILE, "state") is None
 
 
 @pytest.mark.parametrize("lang", sorted(CASES))

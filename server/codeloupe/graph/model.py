@@ -129,6 +129,13 @@ class TypeRef:
     kind: str  # "base" or "type"
 
 
+# Bumped by every change to resolution that changes the edges a map holds: a map saved
+# by another (the same release installed from a newer commit) is built again, never
+# served with the old edges (graph.persist checks it beside FORMAT and the version).
+# 2: a class-typed value's call runs its subclasses' overrides, unless the value is exact
+RESOLUTION = 2
+
+
 class ValueKind(StrEnum):
     """What a value found during resolution is."""
 

@@ -83,7 +83,17 @@ from .edges import EdgeIndex
 from .facts import FileFacts
 from .index import SymbolIndex
 from .memo import Lookup, Memo, site_key
-from .model import AttrFact, CallSite, Fact, FactForm, Reason, SymbolInfo, Target, TypeRef
+from .model import (
+    RESOLUTION,
+    AttrFact,
+    CallSite,
+    Fact,
+    FactForm,
+    Reason,
+    SymbolInfo,
+    Target,
+    TypeRef,
+)
 
 # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
 # 5: every site remembered (no ``memo`` column), a file's declared package, argument
@@ -163,7 +173,7 @@ def encode(index: SymbolIndex, edges: EdgeIndex, memo: Memo, key: str) -> dict[s
     s = enc.string
     details = [s(t.detail) for t in targets]  # before the strings table is taken
     return {
-        "magic": MAGIC, "format": FORMAT, "codeloupe": __version__, "key": key,
+        "magic": MAGIC, "format": FORMAT, "codeloupe": __version__, "resolution": RESOLUTION, "key": key,
         "strings": list(enc.ids),
         "symbols": _packed(symbols),
         "facts": {"files": pack(facts.pop("files")),
@@ -380,8 +390,8 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     format, version or key. ``_Invalid`` (or a ValueError) for a wrong shape."""
     if type(doc) is not dict:
         raise _Invalid("not an object")
-    if (doc.get("magic"), doc.get("format"), doc.get("codeloupe"), doc.get("key")) != (
-            MAGIC, FORMAT, __version__, key) or type(doc.get("format")) is not int:
+    if (doc.get("magic"), doc.get("format"), doc.get("codeloupe"), doc.get("resolution"), doc.get("key")) != (
+            MAGIC, FORMAT, __version__, RESOLUTION, key) or type(doc.get("format")) is not int:
         return None
     strings = doc.get("strings")
     if type(strings) is not list or (strings and set(map(type, strings)) != {str}):
