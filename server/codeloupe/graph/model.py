@@ -132,8 +132,9 @@ class TypeRef:
 # Bumped by every change to resolution that changes the edges a map holds: a map saved
 # by another (the same release installed from a newer commit) is built again, never
 # served with the old edges (graph.persist checks it beside FORMAT and the version).
-# 2: a class-typed value's call runs its subclasses' overrides, unless the value is exact
-RESOLUTION = 2
+# 2: a class-typed value's call runs its subclasses' overrides, unless the value is exact;
+# 3: a method run by dispatch is seen from every crate (a bench crate's impl of a trait)
+RESOLUTION = 3
 
 
 class ValueKind(StrEnum):

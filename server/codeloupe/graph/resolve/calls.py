@@ -42,6 +42,7 @@ LOCAL, SELF, SUPER, IMPORT, TYPE, PACKAGE, SUBCLASS, UNIQUE, NAME = (
 SOLE = Reason.SOLE_IMPLEMENTATION
 BY_NAME = Lookup.NAME
 _INTERFACE_KINDS = frozenset({"interface", "trait"})
+_DISPATCHED = frozenset({SUBCLASS, SOLE})
 # `with_receiver` of a by-name lookup whose receiver is a value: methods only, no
 # plain function (``Language.package_functions_imported``)
 METHODS_ONLY = "methods"
@@ -77,8 +78,11 @@ class Calls(Narrowing):
 
     def _seen(self, targets: tuple[Target, ...], path: str, lang: Language) -> tuple[Target, ...]:
         """The targets code in ``path`` can call (``Language.sees``: Rust's bench and test
-        crates); name matches share their confidence among those left."""
-        seen = tuple(t for t in targets if lang.sees(path, t.target.split("::", 1)[0]))
+        crates); name matches share their confidence among those left. A method that
+        runs by dispatch (an impl of the library's trait in a bench crate, reached
+        from the trait's default method) is seen from everywhere: it is chosen at run
+        time by the value, not named by the caller."""
+        seen = tuple(t for t in targets if t.reason in _DISPATCHED or lang.sees(path, t.target.split("::", 1)[0]))
         if len(seen) == len(targets) or not seen or seen[0].reason is not NAME:
             return seen
         conf = round(CONFIDENCE[NAME] / len(seen), 3) if len(seen) > 1 else CONFIDENCE[NAME]

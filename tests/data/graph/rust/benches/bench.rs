@@ -15,3 +15,19 @@ impl Grow for Buffer {
 fn bench_grow(b: &mut Buffer) {
     Grow::reserve(b, 8);
 }
+
+// the library's trait implemented here: the trait's default methods, in the library,
+// run this impl's methods when called on a TestBuf (dispatch, not a call by name)
+struct TestBuf {
+    left: usize,
+}
+
+impl mailer::chain::Buf for TestBuf {
+    fn remaining(&self) -> usize {
+        self.left
+    }
+
+    fn advance(&mut self, cnt: usize) {
+        self.left -= cnt;
+    }
+}
