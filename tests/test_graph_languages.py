@@ -501,6 +501,10 @@ CASES = {
         # include; util/clock.c): the only function of that name in the repository, C's functions
         # being global (Language.global_functions)
         (CMC, "mail_reset", "clock_now", 16, {"util/clock.c::clock_now"}, "unique"),
+        # `PUT(e, c)`: a function-like macro of the file, expanded (through FLUSH) to the
+        # functions its body calls, on the line of the call
+        ("util/emit.c", "emit_char", "emit_flush", 26, {"util/emit.c::emit_flush"}, "local"),
+        ("util/emit.c", "emit_char", "emit_grow", 26, {"util/emit.c::emit_grow"}, "local"),
     ],
 }
 
@@ -578,6 +582,14 @@ def test_a_call_on_a_class_typed_value_also_runs_the_overrides_in_subclasses() -
         assert {(e.target, str(e.reason)) for e in edges} == {
             (f"{net}/Transport.java::Transport.send", "type"),
             (f"{net}/RetryingTransport.java::RetryingTransport.send", "subclass")}, line
+
+
+def test_a_macro_body_calls_through_its_parameters_and_members_are_not_expanded() -> None:
+    """`APPLY(strlen, "x")` calls its parameter `fn` (the caller's argument: no name of
+    the body's), `WRITE_OUT(e, 1)` a member (`e->write`): neither adds a call."""
+    names = {(s.name, s.line) for s in load("c").sites["util/emit.c"]}
+    # FLUSH, a macro PUT's body uses, is expanded in place: not a call site of its own
+    assert names == {("PUT", 26), ("emit_flush", 26), ("emit_grow", 26), ("APPLY", 28), ("WRITE_OUT", 28)}
 
 
 def test_a_trait_default_method_and_a_field_of_a_bounded_type_parameter_run_every_impl() -> None:

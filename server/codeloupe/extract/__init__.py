@@ -35,7 +35,7 @@ from .closures import closure_param_facts
 from .docs import DOC_TRANSPARENT
 from .expando import find_members, member_facts, own_functions, this_receivers
 from .jsdoc import jsdoc_facts
-from .macros import macro_refs
+from .macros import function_macro_refs, macro_refs
 from .parse import blank_macros, count_errors, parse, recover
 from .references import make_references
 from .source import Source
@@ -70,7 +70,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 18: C++ enumerators as typed rows of their enum (an overload taking the enum's type).
 # 19: Ruby `extend M` and an `included` hook's mixins are bases (of the class or module around them).
 # 20: Ruby `self.x = v` is a call of `x=`.
-EXTRACT_VERSION = 20
+# 21: C/C++ function-like macros: a call of one the file defines also calls what it expands to.
+EXTRACT_VERSION = 21
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -113,6 +114,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     if lang.argument_list_nodes:  # a call's argument count, where the language shows it
         raw = [(k, n, nm, rc, call_arity(n, lang) if k == "call" and not so else so, o)
                for k, n, nm, rc, so, o in raw]
+    if lang.function_macros:  # C: what a call of the file's function-like macro calls
+        raw = function_macro_refs(unit.src, lang, unit.root, raw)
     references = make_references(unit, ordered, raw)
     blocks = []  # each later pass's rows, a block of their own (``FileExtraction.blocks``)
 

@@ -4,13 +4,21 @@ which the grammar gives as a flat token tree, not as expressions, are read from
 their tokens: ``f(x)``, ``a.b.f(x)``, ``a::T::new(x)``, ``self.check()``.
 
 Only the invocations the tags query found are read (a token tree nested in one is
-read with it, iteratively: any nesting depth costs no Python frames)."""
+read with it, iteratively: any nesting depth costs no Python frames).
+
+C function-like macros (``#define PUT(e, c) (FLUSH(e) && ...)``): a call of one that
+the file defines is also a call of each function its body calls by a bare name, at
+the call's line, expanded through the macros it uses in turn (``FLUSH`` to
+``yaml_emitter_flush``); names the body calls through its parameters (``fn(x)``) and
+members (``e->write(x)``) are left out: the macro's user supplies them."""
 
 from __future__ import annotations
 
-from tree_sitter import Node
+import re
 
-from ..languages import Language
+from tree_sitter import Node, QueryCursor
+
+from ..languages import Language, query
 from .captures import _RECEIVER_LIMIT, RawRef
 from .source import Source
 
@@ -19,6 +27,11 @@ _PATH = "::"
 _NOT_CALLED = frozenset({"fn", "struct", "enum", "trait", "impl", "mod", "macro_rules", "if", "while",
                          "match", "for", "loop", "return", "in", "as", "let", "move"})
 _CALLS_PER_FILE = 20000  # calls read from token trees, at most, in one file
+# a bare name followed by `(` in a macro body (not after `.`, `->`, `::` or `#`)
+_BODY_CALL = re.compile(r"(?<![\w.>:#$])([A-Za-z_]\w*)\s*\(")
+_C_WORDS = frozenset({"if", "while", "for", "switch", "return", "sizeof", "defined", "_Generic", "_Alignof",
+                      "alignof", "offsetof", "typeof", "__typeof__", "__builtin_expect", "do", "case", "else"})
+_EXPANDED_PER_CALL = 64  # names one macro call expands to, at most
 
 
 def macro_refs(src: Source, lang: Language, raw: list[RawRef]) -> list[RawRef]:
@@ -95,3 +108,54 @@ def _receiver(src: Source, lang: Language, tokens: list[Node], i: int) -> str:
     if start == i:
         return ""
     return " ".join(src.text(tokens[start].start_byte, tokens[i - 1].start_byte).split())
+
+
+def function_macro_refs(src: Source, lang: Language, root: Node, raw: list[RawRef]) -> list[RawRef]:
+    """``raw`` and, after them, for each call of a function-like macro the file
+    defines, a call of each name its expansion calls (at the macro call's node, its
+    argument count unknown)."""
+    bodies = _macro_bodies(src, lang, root)
+    if not bodies:
+        return raw
+    expanded: dict[str, list[str]] = {}
+    found: list[RawRef] = []
+    for ref in raw:
+        if ref[0] != "call" or ref[3] or ref[2] not in bodies or len(found) >= _CALLS_PER_FILE:
+            continue
+        names = expanded.get(ref[2])
+        if names is None:
+            names = expanded[ref[2]] = _expand(ref[2], bodies)
+        found += [("call", ref[1], name, "", "", "") for name in names]
+    return raw + found
+
+
+def _macro_bodies(src: Source, lang: Language, root: Node) -> dict[str, list[str]]:
+    """Each function-like macro of the file: the bare names its body calls, in order,
+    without its parameters (a later definition of a name wins, as the preprocessor's)."""
+    bodies: dict[str, list[str]] = {}
+    for _pattern, captures in QueryCursor(query(lang.grammar, lang.function_macros)).matches(root):
+        params = set(re.findall(r"[A-Za-z_]\w*", src.node_text(captures["params"][0])))
+        names: list[str] = []
+        for name in _BODY_CALL.findall(src.node_text(captures["value"][0])):
+            if name not in params and name not in _C_WORDS and name not in names:
+                names.append(name)
+        bodies[src.node_text(captures["name"][0])] = names
+    return bodies
+
+
+def _expand(macro: str, bodies: dict[str, list[str]]) -> list[str]:
+    """The names a call of ``macro`` calls: its body's, each macro among them replaced
+    by its own expansion (a macro met again is not expanded twice; at most
+    ``_EXPANDED_PER_CALL`` names)."""
+    out: list[str] = []
+    seen = {macro}
+    stack = list(reversed(bodies[macro]))
+    while stack and len(out) < _EXPANDED_PER_CALL:
+        name = stack.pop()
+        if name in bodies:
+            if name not in seen:
+                seen.add(name)
+                stack += reversed(bodies[name])
+        elif name not in out:
+            out.append(name)
+    return out

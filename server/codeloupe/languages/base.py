@@ -171,6 +171,10 @@ class Language:
     # and the calls in its token trees (this node type) are read from their tokens
     macro_invocation_node = ""
     token_tree_node = ""
+    # C function-like macros (``extract.macros``): a call of one defined in the file is
+    # also a call of what its body calls, from the same line (`PUT(e, c)` expanding to
+    # `FLUSH(e)` and on to `yaml_emitter_flush(e)`); the query that finds the definitions
+    function_macros = ""
     jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
     # tree-sitter node types for the facts of a local closure's parameters (JS/TS):
     # declarations that define one, function nodes, argument nodes worth following

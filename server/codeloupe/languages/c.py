@@ -21,6 +21,8 @@ class C(Language):
     methods_apart = MethodsApart.ANYWHERE
     includes_files = True
     global_functions = True
+    function_macros = ("(preproc_function_def name: (identifier) @name parameters: (preproc_params) @params"
+                       " value: (preproc_arg) @value)")
     external_types = frozenset({
         "unsigned", "signed", "size_t", "ssize_t", "int8_t", "int16_t", "int32_t", "int64_t",
         "uint8_t", "uint16_t", "uint32_t", "uint64_t",
