@@ -61,6 +61,7 @@ sys.path.insert(0, str(HERE.parent / "server"))
 
 from codeloupe.extract import extract  # noqa: E402
 from codeloupe.graph import DEFAULT_MIN_CONFIDENCE, Graph, SymbolInfo  # noqa: E402
+from codeloupe.graph.model import CLASS_KINDS  # noqa: E402
 from eval_graph import codeloupe_pairs, name_pairs, score  # noqa: E402
 from eval_search import list_files  # noqa: E402
 from robust_corpus import FetchError, _download, _sha256, count_lines, prepare  # noqa: E402
@@ -581,6 +582,7 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
         sites.append(entry)
     # a pair read once stays in the truth when no system reports it any more (a reference
     # answering differently, a change of codeloupe): what is true does not depend on who ran
+    _mark_beside_constructors(sites, graph)
     left = sorted(k for k in decided if k not in callers | callees)
     kept_callers, kept_callees = split_pairs(set(left), symbols, inner)
     for k in left:
@@ -599,10 +601,34 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
             "decisions_no_longer_candidates": [list(k) for k in left], "sites": sites}
 
 
+_CONSTRUCTOR_NAMES = frozenset({"__init__", "initialize", "__construct", "constructor"})
+BESIDE_CONSTRUCTOR = "class beside its constructor"
+
+
+def _mark_beside_constructors(sites: list[dict], graph: Graph) -> None:
+    """Mark ``neutral`` a pair naming a class where the same line's pairs name one of its
+    constructors: the call is scored once, by its constructor (which runs). Whether a
+    system also names the class (tsserver and codeloupe do, for a call hierarchy on the
+    class) is a convention, neither right nor wrong; it is left out of every score."""
+    by_line: dict[tuple[str, int], set[str]] = {}
+    for e in sites:
+        by_line.setdefault((e["path"], e["line"]), set()).add(e["target"])
+    for e in sites:
+        cls = graph.symbols.get(e["target"])
+        if cls is None or cls.kind not in CLASS_KINDS:
+            continue
+        for other in by_line[(e["path"], e["line"])]:
+            c = graph.symbols.get(other)
+            if c is not None and c.parent == cls.id and (
+                    c.kind == "constructor" or c.name in _CONSTRUCTOR_NAMES or c.name == cls.name):
+                e["neutral"] = BESIDE_CONSTRUCTOR
+                break
+
+
 def scores(truth: dict, systems: dict[str, set[Pair]]) -> dict[str, Any]:
     """Per system, callers and callees P/R: against the truth (or its decided part) and,
-    apart, against the reference alone."""
-    sites = truth["sites"]
+    apart, against the reference alone. Pairs marked ``neutral`` are left out."""
+    sites = [e for e in truth["sites"] if not e.get("neutral")]
     out: dict[str, Any] = {"open": truth["counts"]["to adjudicate"]}
     for role in ("caller", "callee"):
         true = {(e["path"], e["line"], e["target"]) for e in sites
