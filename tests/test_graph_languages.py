@@ -434,6 +434,11 @@ CASES = {
         (CSM, "Acme.Service.Run", "ToUpper", 36, None, None),
         (CSM, "Acme.Factory.Use", "Make", 46, {f"{CSM}::Acme.Factory.Make"}, "self"),
         (CSM, "Acme.Factory.Use", "Write", 46, {f"{CS}::Acme.Net.Transport.Write"}, "type"),  # its return type
+        # properties typed in interfaces (`IMessageDisplay MessageDisplay { get; }`, inherited
+        # by IMainView): their types, not Notice's Error by name
+        ("Views.cs", "App.Views.MainPresenter.Open", "GetFileOpenPath", 39,
+         {"Views.cs::App.Views.IDialogManager.GetFileOpenPath"}, "type"),
+        ("Views.cs", "App.Views.MainPresenter.Open", "Error", 40, {"Views.cs::App.Views.IMessageDisplay.Error"}, "type"),
     ],
     "php": [
         (PHT, "App.Net.Transport.send", "write", 13, {f"{PHT}::App.Net.Transport.write"}, "self"),
@@ -565,14 +570,14 @@ def test_a_call_on_self_also_runs_the_overrides_in_subclasses() -> None:
 
 def test_a_call_on_a_class_typed_value_also_runs_the_overrides_in_subclasses() -> None:
     """Java (every method virtual): `eval.matches(…)` on a parameter typed by the
-    abstract Evaluator runs each subclass's override (the nested Evaluator.Tag's and
-    AnyOf's), in the default view; Pattern's `matches`, no subclass, is not linked."""
+    abstract Evaluator runs each subclass's override (the nested Evaluator.Tag's,
+    AnyOf's and AllOf's, a subclass of AnyOf), in the default view; Pattern's `matches`, no subclass, is not linked."""
     sel = "com/acme/select"
     got, edges = targets(load("java"), f"{sel}/Collector.java", "Collector.count", "matches", 7)
     assert {(e.target, str(e.reason)) for e in edges} == {
         (f"{sel}/Evaluator.java::Evaluator.matches", "type"),
         (f"{sel}/Evaluator.java::Evaluator.Tag.matches", "subclass"),
-        (f"{sel}/Collector.java::AnyOf.matches", "subclass")}
+        (f"{sel}/Collector.java::AnyOf.matches", "subclass"), (f"{sel}/Collector.java::AllOf.matches", "subclass")}
     assert all(e.confidence >= DEFAULT_MIN_CONFIDENCE and not e.ambiguous for e in edges)
     # a field and a local declared Transport (the local holds a RetryingTransport): the
     # declared type's method and its override
@@ -590,6 +595,23 @@ def test_a_macro_body_calls_through_its_parameters_and_members_are_not_expanded(
     names = {(s.name, s.line) for s in load("c").sites["util/emit.c"]}
     # FLUSH, a macro PUT's body uses, is expanded in place: not a call site of its own
     assert names == {("PUT", 26), ("emit_flush", 26), ("emit_grow", 26), ("APPLY", 28), ("WRITE_OUT", 28)}
+
+
+def test_a_bare_call_on_the_implicit_self_runs_the_overrides_that_take_its_arguments() -> None:
+    """Ruby: `exists?` in EmptyDirectory#invoke! runs CreateFile's override on a
+    CreateFile; `say_status :create, :green` passes two arguments, which
+    InjectIntoFile's override (one positional, `warning:` a keyword) cannot take."""
+    g, ac = load("ruby"), "lib/actions.rb"
+    _, edges = targets(g, ac, "Actions.EmptyDirectory.invoke!", "exists?", 5)
+    assert {(e.target, str(e.reason)) for e in edges} == {
+        (f"{ac}::Actions.EmptyDirectory.exists?", "self"), (f"{ac}::Actions.CreateFile.exists?", "subclass")}
+    got, _ = targets(g, ac, "Actions.EmptyDirectory.invoke!", "say_status", 4)
+    assert got == {f"{ac}::Actions.EmptyDirectory.say_status"}
+    # Java: `matches(…)` unqualified in a method of the abstract class runs the overrides
+    sel = "com/acme/select"
+    _, edges = targets(load("java"), f"{sel}/Collector.java", "AnyOf.both", "matches", 21)
+    assert {(e.target, str(e.reason)) for e in edges} == {
+        (f"{sel}/Collector.java::AnyOf.matches", "self"), (f"{sel}/Collector.java::AllOf.matches", "subclass")}
 
 
 def test_a_trait_default_method_and_a_field_of_a_bounded_type_parameter_run_every_impl() -> None:

@@ -157,6 +157,12 @@
   type: (_) @source
   (variable_declarator name: (identifier) @name)) @reference.typed
 
+; a property's declared type, in a class or an interface (`IMessageDisplay MessageDisplay { get; }`):
+; `view.MessageDisplay.Error()` reaches IMessageDisplay's Error
+(property_declaration
+  type: (_) @source
+  name: (identifier) @name) @reference.typed
+
 (variable_declarator
   name: (identifier) @name
   [(object_creation_expression) (invocation_expression) (member_access_expression)] @source) @reference.assign

@@ -133,8 +133,10 @@ class TypeRef:
 # by another (the same release installed from a newer commit) is built again, never
 # served with the old edges (graph.persist checks it beside FORMAT and the version).
 # 2: a class-typed value's call runs its subclasses' overrides, unless the value is exact;
-# 3: a method run by dispatch is seen from every crate (a bench crate's impl of a trait)
-RESOLUTION = 3
+# 3: a method run by dispatch is seen from every crate (a bench crate's impl of a trait);
+# 4: a bare call on the implicit self runs the overrides too; an override that cannot
+#    take the call's argument count is dropped
+RESOLUTION = 4
 
 
 class ValueKind(StrEnum):

@@ -26,6 +26,16 @@ class Ruby(Language):
     includes_files = True
     constant_paths = True
     setter_assignment_node = "assignment"
+    # arity: positional parameters only; a call passing `k: v` (keywords, or an options
+    # hash the method may take positionally), a splat or a block argument: unknown
+    parameters_field = "parameters"
+    optional_parameter_nodes = frozenset({"optional_parameter"})
+    variadic_parameter_nodes = frozenset({"splat_parameter"})
+    skipped_parameter_nodes = frozenset({"keyword_parameter", "block_parameter", "hash_splat_parameter",
+                                         "hash_splat_nil", "comment"})
+    argument_list_nodes = frozenset({"argument_list"})
+    spread_argument_nodes = frozenset({"pair", "splat_argument", "hash_splat_argument", "block_argument",
+                                       "forward_argument"})
     standard_methods = frozenset("""
     merge merge! key? has_key? value? include? member? empty? any? all? none? each each_pair
     each_key each_value each_with_index each_with_object select select! reject reject! detect

@@ -70,6 +70,9 @@ class Calls(Narrowing):
         lang = self.language_of(path)
         if targets:
             targets = self._seen(targets, path, lang)
+        if args >= 0 and lang.parameters_field and any(t.reason is SUBCLASS for t in targets):
+            # an override that cannot take this many arguments is not what runs
+            targets = tuple(t for t in targets if t.reason is not SUBCLASS or self._takes(t.target, args) is not False)
         if len(targets) > 1 and lang.overloads:
             targets = self._overloaded(targets, path, caller, args, argtypes)
         if targets and targets[0].reason in (NAME, UNIQUE):  # by name: narrowed by evidence
@@ -354,8 +357,11 @@ class Calls(Narrowing):
             if s.kind in CLASS_KINDS:
                 if lang.implicit_this:
                     found, _ = self._lookup(s.id, name)
-                    if found:
-                        return self._targets(found, SELF, ctor=True), False
+                    if found:  # `name()` on the implicit self: its overrides too, as `self.name()`
+                        targets = self._targets(found, SELF, ctor=True)
+                        if lang.self_dispatch:
+                            targets += self._overrides((s.id,), name, targets, lang)
+                        return targets, False
                 local = self._body_locals(s, name)
                 if local:  # a function of an ES5 constructor's body
                     return self._targets(local, LOCAL, ctor=True), False

@@ -16,6 +16,16 @@ class AnyOf extends Evaluator {
     public boolean matches(String root, String element) {
         return true;
     }
+
+    public boolean both(String root, String element) {
+        return matches(root, element) && matches(element, root);
+    }
+}
+
+class AllOf extends AnyOf {
+    public boolean matches(String root, String element) {
+        return false;
+    }
 }
 
 class Pattern {
