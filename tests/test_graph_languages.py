@@ -987,6 +987,20 @@ def test_ruby_mixins_and_csharp_bases() -> None:
                     ("Flush", "src/Client.cs::Retrying.Flush", "self")}
 
 
+def test_ruby_a_module_reopened_in_other_files_is_one_module() -> None:
+    """`module Acts` in two files: a bare call in one part reaches a method of the other;
+    where its own part defines the name (pure.rb beside native.rb, loaded instead of it),
+    only its own."""
+    g = _inline({
+        "lib/acts/append.rb": "module Acts\n  def append_to(x)\n    insert_into(x)\n    helper(x)\n  end\n\n"
+                              "  def helper(x)\n    x\n  end\nend\n",
+        "lib/acts/insert.rb": "module Acts\n  def insert_into(x)\n    x\n  end\n\n  def helper(x)\n    x\n  end\nend\n",
+    })
+    calls = {(e.site.name, e.target, e.reason) for e in g.callees("lib/acts/append.rb::Acts.append_to")}
+    assert calls == {("insert_into", "lib/acts/insert.rb::Acts.insert_into", "local"),
+                     ("helper", "lib/acts/append.rb::Acts.helper", "local")}
+
+
 def test_saved_map_loads_for_its_key_only(tmp_path) -> None:  # pytest fixture
     g = load("python")
     path = tmp_path / "graph.bin"

@@ -135,8 +135,8 @@ class TypeRef:
 # 2: a class-typed value's call runs its subclasses' overrides, unless the value is exact;
 # 3: a method run by dispatch is seen from every crate (a bench crate's impl of a trait);
 # 4: a bare call on the implicit self runs the overrides too; an override that cannot
-#    take the call's argument count is dropped
-RESOLUTION = 4
+#    take the call's argument count is dropped; 5: Ruby modules reopened across files are one
+RESOLUTION = 5
 
 
 class ValueKind(StrEnum):

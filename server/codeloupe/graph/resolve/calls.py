@@ -366,7 +366,13 @@ class Calls(Narrowing):
                 if local:  # a function of an ES5 constructor's body
                     return self._targets(local, LOCAL, ctor=True), False
                 continue
+            # Ruby: a module reopened in other files is one module (`module Actions` in each
+            # of actions/*.rb): a bare call in one file's part reaches the others' methods,
+            # where its own part (this file) defines none of that name
             defs = [d for d in self._bare_callables(self.children(s.id, name), lang) if d.kind in CALLABLE_KINDS]
+            if not defs and lang.constant_paths and s.kind == "module":
+                defs = [d for o in self._reopened(s)[1:] for d in self._bare_callables(self.children(o.id, name), lang)
+                        if d.kind in CALLABLE_KINDS]
             if defs:
                 return self._targets(defs, LOCAL, ctor=True), False
             if s.id != module:
