@@ -1001,6 +1001,20 @@ def test_ruby_a_module_reopened_in_other_files_is_one_module() -> None:
                      ("helper", "lib/acts/append.rb::Acts.helper", "local")}
 
 
+def test_go_range_over_a_slice_gives_its_elements() -> None:
+    """`for _, route := range r.routes` (a field `[]*Route`): route is a *Route, its
+    Match the Route's, not the Router's of the same name; one variable is the index."""
+    g = _inline({
+        "mux/route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Match(x int) bool { return true }\n\n"
+                        "type Router struct {\n\troutes []*Route\n}\n\n"
+                        "func (r *Router) Match(x int) bool {\n\tfor _, route := range r.routes {\n"
+                        "\t\tif route.Match(x) {\n\t\t\treturn true\n\t\t}\n\t}\n"
+                        "\tfor i := range r.routes {\n\t\ti.Match(x)\n\t}\n\treturn false\n}\n",
+    })
+    calls = {(e.site.line, e.target, e.reason) for e in g.callees("mux/route.go::Router.Match") if e.confidence >= 0.5}
+    assert calls == {(13, "mux/route.go::Route.Match", "type")}
+
+
 def test_saved_map_loads_for_its_key_only(tmp_path) -> None:  # pytest fixture
     g = load("python")
     path = tmp_path / "graph.bin"

@@ -173,3 +173,9 @@
 
 ; return: @name the first value the enclosing function returns
 (return_statement (expression_list . (_) @name)) @reference.return
+
+; `for _, v := range xs`: v is an element of xs (with one variable it is the index or a
+; map's key: no fact)
+(range_clause
+  left: (expression_list . (_) . (identifier) @name .)
+  right: (_) @source) @reference.elem

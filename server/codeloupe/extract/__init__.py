@@ -71,7 +71,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 19: Ruby `extend M` and an `included` hook's mixins are bases (of the class or module around them).
 # 20: Ruby `self.x = v` is a call of `x=`.
 # 21: C/C++ function-like macros: a call of one the file defines also calls what it expands to;
-#     C# properties' declared types (in classes and interfaces) are typed facts; Ruby's arity.
+#     C# properties' declared types (in classes and interfaces) are typed facts; Ruby's arity;
+#     Go `for _, v := range xs`: v an element of xs.
 EXTRACT_VERSION = 21
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
