@@ -583,7 +583,9 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
     # a pair read once stays in the truth when no system reports it any more (a reference
     # answering differently, a change of codeloupe): what is true does not depend on who ran
     _mark_beside_constructors(sites, graph)
-    left = sorted(k for k in decided if k not in callers | callees)
+    # (a pair of a file no longer analysed, or of a symbol gone, goes: its code is not indexed)
+    left = sorted(k for k in decided if k not in callers | callees and k[0] in graph.file_symbols
+                  and k[2] in graph.symbols)
     kept_callers, kept_callees = split_pairs(set(left), symbols, inner)
     for k in left:
         entry = {"path": k[0], "line": k[1], "target": k[2],

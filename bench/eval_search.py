@@ -178,11 +178,14 @@ def prepare_project(project: dict, cache: Path, roots: str = "roots") -> Path:
 
 
 def list_files(root: Path) -> list[tuple[str, str]]:
-    """(relative path, language) of the files codeloupe indexes under root."""
+    """(relative path, language) of the files codeloupe indexes under root: the scan's,
+    less those the indexer skips on reading them (generated, minified, binary:
+    ``scan.check_content``, as ``filejob`` applies it)."""
     try:
-        from codeloupe.scan import scan
+        from codeloupe.scan import check_content, scan
 
-        return [(f.path, f.language) for f in scan(root).files]
+        return [(f.path, f.language) for f in scan(root).files
+                if check_content((root / f.path).read_bytes(), f.path) is None]
     except ImportError:  # pragma: no cover - fall back to the extension table
         from codeloupe.languages import language_for_path
 

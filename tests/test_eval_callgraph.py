@@ -87,3 +87,11 @@ def test_held_out_truth_is_gzipped_the_same_bytes_for_the_same_truth(tmp_path: P
     ec.write_truth("p", "dev", truth)
     assert json.loads((tmp_path / "dev" / "p.json").read_text()) == truth
     assert ec.read_truth("q", "heldout") is None
+
+
+def test_the_evaluated_files_are_the_ones_the_indexer_reads(tmp_path: Path) -> None:
+    """A minified bundle the scan lists but the indexer skips on reading it
+    (``scan.check_content``) is not evaluated: its calls are not in the index."""
+    (tmp_path / "lib.js").write_text("function f() {\n  return g();\n}\n")
+    (tmp_path / "lib.min.js").write_text("function f(){return g()}" * 400)
+    assert ec.list_files(tmp_path) == [("lib.js", "javascript")]
