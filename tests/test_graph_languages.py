@@ -15,6 +15,7 @@ import pytest
 
 from codeloupe.extract import extract
 from codeloupe.graph import DEFAULT_MIN_CONFIDENCE, Graph, SymbolInfo
+from codeloupe.graph.resolve.text import asserted_type
 from codeloupe.languages import language_for_path
 
 DATA = Path(__file__).parent / "data" / "graph"
@@ -1013,6 +1014,25 @@ def test_go_range_over_a_slice_gives_its_elements() -> None:
     })
     calls = {(e.site.line, e.target, e.reason) for e in g.callees("mux/route.go::Router.Match") if e.confidence >= 0.5}
     assert calls == {(13, "mux/route.go::Route.Match", "type")}
+
+
+def test_go_a_type_assertion_gives_its_type() -> None:
+    """`val, ok := f.Value.(SliceValue)` and `sv := f.Value.(SliceValue)`: a
+    SliceValue (the interface's Replace and its implementation's), not Replace by name;
+    a type switch's `x.(type)` asserts nothing."""
+    g = _inline({
+        "f/flag.go": "package flag\n\ntype Value interface {\n\tSet(string) error\n}\n\n"
+                     "type SliceValue interface {\n\tReplace([]string) error\n}\n\n"
+                     "type strSlice struct{}\n\nfunc (s *strSlice) Set(v string) error { return nil }\n"
+                     "func (s *strSlice) Replace(v []string) error { return nil }\n\n"
+                     "type Flag struct {\n\tValue Value\n}\n\nfunc use(f *Flag) {\n"
+                     "\tif val, ok := f.Value.(SliceValue); ok {\n\t\tval.Replace(nil)\n\t}\n"
+                     "\tsv := f.Value.(SliceValue)\n\tsv.Replace(nil)\n}\n",
+    })
+    calls = {(e.site.line, e.target, e.reason) for e in g.callees("f/flag.go::use")}
+    assert calls == {(line, target, reason) for line in (22, 25) for target, reason in (
+        ("f/flag.go::SliceValue.Replace", "type"), ("f/flag.go::strSlice.Replace", "subclass"))}
+    assert asserted_type("v.(type)") is None and asserted_type("x.(*pkg.T)") == "*pkg.T"
 
 
 def test_saved_map_loads_for_its_key_only(tmp_path) -> None:  # pytest fixture

@@ -135,8 +135,9 @@ class TypeRef:
 # 2: a class-typed value's call runs its subclasses' overrides, unless the value is exact;
 # 3: a method run by dispatch is seen from every crate (a bench crate's impl of a trait);
 # 4: a bare call on the implicit self runs the overrides too; an override that cannot
-#    take the call's argument count is dropped; 5: Ruby modules reopened across files are one
-RESOLUTION = 5
+#    take the call's argument count is dropped; 5: Ruby modules reopened across files are one;
+# 6: a Go type assertion `v.(T)` is a T
+RESOLUTION = 6
 
 
 class ValueKind(StrEnum):
@@ -165,6 +166,11 @@ class Value(NamedTuple):
 
 
 EXTERNAL = Value(ValueKind.EXTERNAL, ())
+
+
+def called_or_read(classes: tuple[str, ...], is_call: bool) -> Value:
+    """Classes called (an instance of exactly one of them: exact) or read (the classes)."""
+    return Value(ValueKind.INSTANCE, classes, exact=True) if is_call else Value(ValueKind.CLASS, classes)
 
 
 class FactForm(StrEnum):

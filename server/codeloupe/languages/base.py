@@ -274,6 +274,7 @@ class Language:
     inline_conditional = False  # `a if c else b` is either value
     builtin_calls: frozenset[str] = frozenset()  # callables every program has (not the repository's)
     allocator_calls: frozenset[str] = frozenset()  # Go `new(T)`: a builtin whose value is a T
+    type_assertions = False  # Go `x.(T)`: the value is a T (``text.asserted_type``)
     external_types: frozenset[str] = frozenset()  # standard types (never a repository class)
     # generic types holding a value that `?` or an unwrapping method opens (Rust
     # `Option<T>`, `Result<T, E>`); the methods that open it and those that keep it

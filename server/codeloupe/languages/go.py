@@ -33,6 +33,7 @@ class Go(Language):
     argument_list_nodes = frozenset({"argument_list"})
     spread_argument_nodes = frozenset({"variadic_argument"})
     allocator_calls = frozenset({"new"})
+    type_assertions = True
     external_types = frozenset({
         "error", "rune", "uint", "uint64", "uint32", "int64", "int32", "float64", "float32",
         "uintptr", "interface{}", "context.Context",

@@ -171,6 +171,16 @@ def element_name(text: str, _depth: int = 0) -> str | None:
     return None
 
 
+_ASSERTION = re.compile(r"\.\(\s*(\*?[A-Za-z_][\w.]*)\s*\)$")
+
+
+def asserted_type(text: str) -> str | None:
+    """The type a Go type assertion ends in (``f.Value.(SliceValue)`` → ``SliceValue``);
+    None for any other text, and for a type switch's ``x.(type)``."""
+    found = _ASSERTION.search(text)
+    return found.group(1) if found is not None and found.group(1) != "type" else None
+
+
 @lru_cache(maxsize=65536)
 def receiver_parts(expr: str) -> list[str]:
     """``self.pool.get(x).conn`` → ``["self", "pool", "get()", "conn"]``; a call keeps

@@ -29,6 +29,7 @@ from ..model import (
     SymbolInfo,
     Value,
     ValueKind,
+    called_or_read,
 )
 from .containers import BUILTIN_CONTAINERS, container_member
 from .reads import MAX_DEPTH
@@ -36,6 +37,7 @@ from .returns import INSTANCE, Returns
 from .text import (
     LITERAL_START,
     _matching,
+    asserted_type,
     container_literal,
     element_name,
     folder,
@@ -232,7 +234,6 @@ class Values(Returns):
             if found is not _UNDECIDED:
                 return found  # type: ignore[return-value]
         if not t or t.startswith(LITERAL_START) or t in _CONSTANTS:
-
             return EXTERNAL if t and not t.startswith(("lambda ", "not ")) else None
         if lang.module_loader and t.startswith(lang.module_loader):
             return None
@@ -245,6 +246,8 @@ class Values(Returns):
             return EXTERNAL
         if lang.allocator_calls and t.split("(", 1)[0].strip() in lang.allocator_calls:
             return self._allocated_value(t, path, scope, depth + 1)  # Go `new(T)`: a *T
+        if lang.type_assertions and (asserted := asserted_type(t)) is not None:  # Go `v.(T)`: a T
+            return self._type_value(asserted, path, scope, depth + 1)
         for pattern, kind in ((lang.element_call, INSTANCE), (lang.pairs_call, PAIRS)):
             call = pattern.match(t) if pattern is not None else None
             if call is not None:  # next(it), min(xs): an element; enumerate(xs): (index, element)
@@ -308,7 +311,7 @@ class Values(Returns):
             classes = self._qualified(".".join(names), lang, CLASS_KINDS)
             if classes:
                 ids = tuple(c.id for c in classes)
-                return _called_or_read(ids, head[-1].endswith("()")), parts[i - 1:]
+                return called_or_read(ids, head[-1].endswith("()")), parts[i - 1:]
         return None
 
     def _path_prefix(self, parts: list[str], path: str, depth: int) -> tuple[Value, list[str]] | None:
@@ -328,7 +331,7 @@ class Values(Returns):
             found = lang.import_value(self, path, names[-1], "::".join(names), names[-1], depth + 1)
             classes = tuple(s.id for s in found if s.kind in CLASS_KINDS) if isinstance(found, list) else ()
             if classes:
-                return _called_or_read(classes, head[-1].endswith("()")), parts[i - 1:]
+                return called_or_read(classes, head[-1].endswith("()")), parts[i - 1:]
         return None
 
     @staticmethod
@@ -571,7 +574,7 @@ class Values(Returns):
         """Definitions read (or called): classes, or functions (what they return)."""
         classes = tuple(s.id for s in found if s.kind in CLASS_KINDS)
         if classes:
-            return _called_or_read(classes, is_call)
+            return called_or_read(classes, is_call)
         funcs = [s for s in found if s.kind in FUNCTION_KINDS]
         if not funcs:
             return None
@@ -593,8 +596,3 @@ class Values(Returns):
 
     def _compute_var(self, path: str, scope: str, name: str, depth: int) -> Value | None:
         return self._eval_facts(self.local_vars(path, scope, name), path, scope, depth)
-
-
-def _called_or_read(classes: tuple[str, ...], is_call: bool) -> Value:
-    """Classes called (an instance of exactly one of them) or read (the classes)."""
-    return Value(INSTANCE, classes, exact=True) if is_call else Value(CLASS, classes)
