@@ -62,6 +62,7 @@ sys.path.insert(0, str(HERE.parent / "server"))
 from codeloupe.extract import extract  # noqa: E402
 from codeloupe.graph import DEFAULT_MIN_CONFIDENCE, Graph, SymbolInfo  # noqa: E402
 from codeloupe.graph.model import CLASS_KINDS  # noqa: E402
+from codeloupe.languages import rules  # noqa: E402
 from eval_graph import codeloupe_pairs, name_pairs, score  # noqa: E402
 from eval_search import list_files  # noqa: E402
 from robust_corpus import FetchError, _download, _sha256, count_lines, prepare  # noqa: E402
@@ -582,7 +583,6 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
         sites.append(entry)
     # a pair read once stays in the truth when no system reports it any more (a reference
     # answering differently, a change of codeloupe): what is true does not depend on who ran
-    _mark_beside_constructors(sites, graph)
     # (a pair of a file no longer analysed, or of a symbol gone, goes: its code is not indexed)
     left = sorted(k for k in decided if k not in callers | callees and k[0] in graph.file_symbols
                   and k[2] in graph.symbols)
@@ -594,6 +594,7 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
                  "reason": decided[k].get("reason", "")}
         if entry["roles"]:
             sites.append(entry)
+    _mark_beside_constructors(sites, graph)
     return {"project": name, "language": project["language"], "split": project["split"],
             "version": project["fetch"].get("version"), "systems": ran,
             "symbols": [{"id": s, "path": graph.symbols[s].path, "line": graph.symbols[s].start_line}
@@ -603,7 +604,6 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
             "decisions_no_longer_candidates": [list(k) for k in left], "sites": sites}
 
 
-_CONSTRUCTOR_NAMES = frozenset({"__init__", "initialize", "__construct", "constructor"})
 BESIDE_CONSTRUCTOR = "class beside its constructor"
 
 
@@ -621,8 +621,8 @@ def _mark_beside_constructors(sites: list[dict], graph: Graph) -> None:
             continue
         for other in by_line[(e["path"], e["line"])]:
             c = graph.symbols.get(other)
-            if c is not None and c.parent == cls.id and (
-                    c.kind == "constructor" or c.name in _CONSTRUCTOR_NAMES or c.name == cls.name):
+            names = rules(cls.language).constructor_names or (cls.name,)  # None: named like its class
+            if c is not None and c.parent == cls.id and (c.kind == "constructor" or c.name in names):
                 e["neutral"] = BESIDE_CONSTRUCTOR
                 break
 
