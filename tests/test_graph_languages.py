@@ -365,6 +365,13 @@ CASES = {
         # overloads: the one the arguments fit, by count and by the types of literals and
         # of declared names; a function over a template as good; none told apart: every one
         (CF, "util.Format", "ToStr", 20, {f"{CF}::util.ToStr"}, "local"),
+        # `(int)OK` is an int: no Status overload takes it (no implicit int → enum), and the
+        # template's T cannot be both int and Status: the bool one
+        ("app/check.cpp", "run_checks", "check", 21, {"app/check.cpp::check#3"}, "local"),
+        # `unsigned(100)`, a functional cast, with `v` unsigned: the template, T = unsigned
+        ("app/check.cpp", "run_checks", "check", 23, {"app/check.cpp::check#4"}, "local"),
+        # `result` declared twice (in blocks), both Status: its type is known
+        ("app/check.cpp", "run_checks", "check", 26, {"app/check.cpp::check#2"}, "local"),
         (CF, "util.Format", "ToStr", 21, {f"{CF}::util.ToStr#2"}, "local"),
         (CF, "util.Format", "ToStr", 22, {f"{CF}::util.ToStr#3"}, "local"),
         (CF, "util.Format", "ToStr", 23, {f"{CF}::util.ToStr#4"}, "local"),
@@ -511,6 +518,13 @@ CASES = {
         # functions its body calls, on the line of the call
         ("util/emit.c", "emit_char", "emit_flush", 26, {"util/emit.c::emit_flush"}, "local"),
         ("util/emit.c", "emit_char", "emit_grow", 26, {"util/emit.c::emit_grow"}, "local"),
+        # unit.h's stub behind `#ifdef UNIT_INCLUDE_STUBS`, which unit.c defines: in its unit
+        ("unit/unit.c", "unit_run", "setUp", 5, {"unit/unit.h::setUp"}, "import"),
+        # behind `#ifdef HAVE_COLOR`, which no file defines (the build's): it counts
+        ("unit/unit.c", "unit_run", "unit_color", 6, {"unit/unit.h::unit_color"}, "import"),
+        ("unit/runner.c", "run_all", "unit_color", 5, {"unit/unit.h::unit_color"}, "import"),
+        # `#include "prod.h"` from ex1/test (-I../src): ex1's, the nearest of the two
+        ("ex1/test/test_prod.c", "test_find", "find_it", 4, {"ex1/src/prod.c::find_it"}, "import"),
     ],
 }
 
@@ -596,6 +610,34 @@ def test_a_macro_body_calls_through_its_parameters_and_members_are_not_expanded(
     names = {(s.name, s.line) for s in load("c").sites["util/emit.c"]}
     # FLUSH, a macro PUT's body uses, is expanded in place: not a call site of its own
     assert names == {("PUT", 26), ("emit_flush", 26), ("emit_grow", 26), ("APPLY", 28), ("WRITE_OUT", 28)}
+
+
+def test_an_include_offers_no_definition_its_translation_unit_leaves_out() -> None:
+    """C: runner.c includes unit.h but does not define UNIT_INCLUDE_STUBS, which unit.c
+    defines to get unit.h's setUp stub: runner.c's `setUp()` is not the stub by the
+    include (a strong setUp elsewhere, test_mail.c's, is as likely: name candidates).
+    The include's sibling unit.c defining it is no part of runner.c's unit. Editing the
+    define in or out changes the edge as a rebuild does."""
+    g = load("c")
+    _, edges = targets(g, "unit/runner.c", "run_all", "setUp", 4)
+    assert {e.target for e in edges} == {"unit/unit.h::setUp", "unit/test_mail.c::setUp"}
+    assert all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
+    root = DATA / "c"
+    files = {f.relative_to(root).as_posix(): f.read_text() for f in sorted(root.rglob("*"))
+             if f.is_file() and language_for_path(f)}
+    runner, unit = files["unit/runner.c"], files["unit/unit.c"]
+    asked = runner.replace('#include "unit.h"\n\n', '#define UNIT_INCLUDE_STUBS\n#include "unit.h"\n', 1)
+    assert asked != runner  # the same lines
+    steps = [("unit/runner.c", asked, {"unit/unit.h::setUp"}),
+             ("unit/runner.c", runner, {"unit/unit.h::setUp", "unit/test_mail.c::setUp"}),
+             # defined by no file now: a macro of the build, unknown, and the stub counts
+             ("unit/unit.c", unit.replace("#define UNIT_INCLUDE_STUBS", ""), {"unit/unit.h::setUp"})]
+    for rel, text, want in steps:
+        files[rel] = text
+        g.replace_file(rel, *_file_rows(rel, text))
+        assert _snapshot(g) == _snapshot(_scratch(files)), rel
+        got, _ = targets(g, "unit/runner.c", "run_all", "setUp", 4)
+        assert got == want, (rel, got)
 
 
 def test_a_bare_call_on_the_implicit_self_runs_the_overrides_that_take_its_arguments() -> None:

@@ -58,7 +58,7 @@ def _state(g: Graph) -> dict[str, object]:
         "symbols": list(index.symbols.values()),
         "tables": [dict(t) for t in (index.by_name, index.by_qualified, index.file_symbols, index.stems,
                                      index.stem_tails, index.dirs, index.subclasses, index.file_lang,
-                                     index.module_id)],
+                                     index.module_id, index.macros)],
         "children": {k: dict(v) for k, v in index.children.items()},
         "facts": dict(index.facts),
     }

@@ -40,7 +40,7 @@ def is_template_type(param: str) -> bool:
     """Is this parameter type a template's own type parameter (``template_type``)?"""
     return param.startswith("<") and param.endswith(">")
 FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second",
-                        "params", "package", "unwrap", "ptypes"})
+                        "params", "package", "unwrap", "ptypes", "guard", "defines"})
 
 
 @dataclass(slots=True)

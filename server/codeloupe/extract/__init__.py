@@ -37,6 +37,7 @@ from .expando import find_members, member_facts, own_functions, this_receivers
 from .jsdoc import jsdoc_facts
 from .macros import function_macro_refs, macro_refs
 from .parse import blank_macros, count_errors, parse, recover
+from .preproc import preproc_facts
 from .references import make_references
 from .source import Source
 from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_definitions, nest
@@ -73,7 +74,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 21: C/C++ function-like macros: a call of one the file defines also calls what it expands to;
 #     C# properties' declared types (in classes and interfaces) are typed facts; Ruby's arity;
 #     Go `for _, v := range xs`: v an element of xs.
-EXTRACT_VERSION = 21
+# 22: C/C++ `guard` facts (the macros a function's conditionals need) and `defines` facts.
+EXTRACT_VERSION = 22
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -128,6 +130,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     for block in whole:
         add(block)
     add(param_facts(path, lang, real))
+    if lang.preprocessor:
+        add(preproc_facts(path, lang, real, unit.root, unit.module_id))
     if lang.jsdoc:
         add(jsdoc_facts(symbols, path, FACT_LIMIT))
     if lang.closure_declarations:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..languages import Language
-from ..languages.common import normal_type
+from ..languages.common import ARITHMETIC_TYPES, normal_type
 from ..model import TYPE_SEP, Reference, Symbol, template_type
 from .captures import Def
 
@@ -204,6 +204,10 @@ def _argument_type(a: Node, lang: Language) -> str:
     if lang.cast_argument_types and a.type == "cast_expression" and (cast := a.child_by_field_name("type")) is not None \
             and cast.text:
         return normal_type(cast.text.decode("utf-8", "replace"))[:_TYPE_LIMIT]  # `(Object[]) x`: what it is cast to
+    if lang.cast_argument_types and a.type == "call_expression" and (fn := a.child_by_field_name("function")) \
+            is not None and fn.text and (fn.type == "primitive_type" or fn.type == "identifier" and normal_type(
+                fn.text.decode("utf-8", "replace")) in ARITHMETIC_TYPES):
+        return normal_type(fn.text.decode("utf-8", "replace"))  # C++ `unsigned(100)`, `int(x)`: a cast
     if a.type == "conditional_expression":  # `ok ? "true" : "false"`: the branches' type, when one
         branches = {_argument_type(b, lang) for b in (a.child_by_field_name("consequence"),
                                                        a.child_by_field_name("alternative")) if b is not None}

@@ -20,6 +20,8 @@ INCLUDE_PREFIX = "inc:"  # + a path: the files that file includes
 IMPORTS_PREFIX = "imp:"  # + a path: every import of that file (narrowing by imports)
 HEAD_PREFIX = "head:"  # + the first part of a namespace: whether the repository defines in it
 MEMBERS_PREFIX = "members:"  # + an interface's id: the names of its methods
+DEFINES_PREFIX = "def:"  # + a path: the macros that file defines
+MACRO_PREFIX = "macro:"  # + a macro name: the files that define it
 
 
 def module_key(tail: str) -> str:
@@ -55,6 +57,16 @@ def head_key(head: str) -> str:
 def members_key(owner: str) -> str:
     """The names of the methods an interface declares (Go: its method set)."""
     return MEMBERS_PREFIX + owner
+
+
+def defines_key(path: str) -> str:
+    """The macros file ``path`` #defines."""
+    return DEFINES_PREFIX + path
+
+
+def macro_key(name: str) -> str:
+    """The files that #define macro ``name``."""
+    return MACRO_PREFIX + name
 
 
 def local_key(scope: str, name: str) -> str:

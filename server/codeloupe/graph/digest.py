@@ -34,6 +34,8 @@ class Seen(StrEnum):
     PARAM_TYPES = "pt"  # the types of a function's parameters
     HEAD = "head"  # the file defines in a namespace starting so (a namespaced language)
     MEMBER = "m"  # a method an interface declares
+    GUARDS = "g"  # the macros a function's conditionals need (C)
+    DEFINES = "def"  # the macros a file defines (C)
 
 
 def symbol_entry(symbol_id: str, kind: str, parent: str | None, qualified_name: str) -> tuple:
@@ -57,10 +59,14 @@ def digest_facts(out: dict[str, set], path: str, facts: FileFacts, module: str |
     for cls_id, attrs in facts.attrs.items():
         for name, fl in attrs.items():
             out[name].add(attribute_entry(facts, cls_id, fl))
-    for fid in {**facts.returns, **facts.returned, **facts.params, **facts.ptypes}:
+    for fid in {**facts.returns, **facts.returned, **facts.params, **facts.ptypes, **facts.guards}:
         function_entries(out, facts, fid)
     if facts.package:
         out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
+    if facts.defines:
+        out[deps.defines_key(path)].add((Seen.DEFINES, tuple(sorted(facts.defines))))
+        for name in facts.defines:
+            out[deps.macro_key(name)].add((Seen.DEFINES, path))
 
 
 def digest_vars(out: dict[str, set], module: str | None, scope: str, names: dict[str, list[Fact]]) -> None:
@@ -92,3 +98,5 @@ def function_entries(out: dict[str, set], facts: FileFacts, fid: str) -> None:
         out[short].add((Seen.PARAMS, fid, facts.params[fid]))
     if fid in facts.ptypes:
         out[short].add((Seen.PARAM_TYPES, fid, facts.ptypes[fid]))
+    if fid in facts.guards:
+        out[short].add((Seen.GUARDS, fid, facts.guards[fid]))

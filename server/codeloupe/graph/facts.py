@@ -39,6 +39,8 @@ class FileFacts:
     ptypes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # function id → parameter types
     type_refs: list[TypeRef] = field(default_factory=list)
     package: str = ""  # the package the file declares (Go), "" for none
+    guards: dict[str, tuple[str, ...]] = field(default_factory=dict)  # function id → macros it needs (C)
+    defines: frozenset[str] = frozenset()  # the macros the file #defines (C)
 
 
 def call_site(r: RefRow) -> CallSite:
@@ -103,6 +105,10 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
             facts.returned.setdefault(r["enclosing"], []).append(r["name"])
         elif kind == "package":
             facts.package = r["name"]
+        elif kind == "guard":
+            facts.guards[r["enclosing"]] = tuple((r["source"] or "").split())
+        elif kind == "defines":
+            facts.defines = frozenset((r["source"] or "").split())
         elif kind == "ptypes":
             facts.ptypes[r["enclosing"]] = tuple((r["source"] or "").split(TYPE_SEP))
         elif kind == "params":

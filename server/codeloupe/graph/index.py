@@ -43,6 +43,7 @@ class SymbolIndex:
         self.facts: dict[str, FileFacts] = {}
         self.subclasses: dict[str, set[str]] = defaultdict(set)  # base name → class ids naming it
         self.packages: dict[str, set[str]] = defaultdict(set)  # declared package → paths
+        self.macros: dict[str, set[str]] = defaultdict(set)  # a #defined macro → paths (C)
         # a namespaced language's first part of qualified names → the files defining in it
         self.heads: dict[str, set[str]] = defaultdict(set)
         # each edited file's last shape and digest (what others see of it): the next
@@ -118,6 +119,8 @@ class SymbolIndex:
         self.facts[path] = facts
         if facts.package:
             self.packages[facts.package].add(path)
+        for name in facts.defines:
+            self.macros[name].add(path)
         for cls_id, bases in facts.bases.items():
             for _, name in bases:
                 self.subclasses[name].add(cls_id)
@@ -129,6 +132,8 @@ class SymbolIndex:
             return
         if facts.package:
             _drop_set(self.packages, facts.package, path)
+        for name in facts.defines:
+            _drop_set(self.macros, name, path)
         for cls_id, bases in facts.bases.items():
             for _, name in bases:
                 ids = self.subclasses.get(name)

@@ -23,6 +23,7 @@ class Lookup(StrEnum):
     RETURNS = "ret"  # (function ids,): what calling these functions returns
     NAME = "name"  # (name, with receiver, family): the candidates by name
     INCLUDES = "inc"  # (path): the files a file includes
+    UNIT_MACROS = "macros"  # (path): the macros a file and the files it includes define
     NAMESPACES = "ns"  # (path): the namespaces a file sees
     IMPORTED = "imported"  # (path): the module paths and files a file's imports name
 

@@ -136,8 +136,11 @@ class TypeRef:
 # 3: a method run by dispatch is seen from every crate (a bench crate's impl of a trait);
 # 4: a bare call on the implicit self runs the overrides too; an override that cannot
 #    take the call's argument count is dropped; 5: Ruby modules reopened across files are one;
-# 6: a Go type assertion `v.(T)` is a T
-RESOLUTION = 6
+# 6: a Go type assertion `v.(T)` is a T; 7: an include offers no C definition its
+#    translation unit leaves out (behind `#ifdef M`, M an opt-in the unit does not define),
+#    an include found elsewhere is the nearest one, C++ overloads by cast argument types,
+#    no number → enum, one deduction per template parameter
+RESOLUTION = 7
 
 
 class ValueKind(StrEnum):

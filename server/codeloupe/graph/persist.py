@@ -38,7 +38,8 @@ that looking one up checks it (a negative one is past the end).
   (file fn text), ``returned`` (file fn text), ``params`` (file fn least most),
   ``type_refs`` (file line col name receiver enclosing kind), ``package`` (file name: the
   package it declares), ``ptypes`` (file fn types: its parameters' types joined by
-  ``model.TYPE_SEP``); ``file`` is an index into ``files``, ``form`` a
+  ``model.TYPE_SEP``), ``guards`` (file fn macros: those its conditionals need, joined by
+  spaces), ``defines`` (file macros: those it #defines, joined by spaces); ``file`` is an index into ``files``, ``form`` a
   ``FactForm`` value.
 - ``targets``: the distinct resolved targets, ``target reason confidence
   ambiguous detail`` (``reason``: a ``Reason`` value).
@@ -97,8 +98,9 @@ from .model import (
 
 # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
 # 5: every site remembered (no ``memo`` column), a file's declared package, argument
-# and parameter types where functions overload; 6: integer columns packed
-FORMAT = 6
+# and parameter types where functions overload; 6: integer columns packed; 7: C's
+# guards and defines
+FORMAT = 7
 MAGIC = "codeloupe-graph"
 _HEADER = b"codeloupe-graph/json "
 _MAC_HEX = 64
@@ -128,6 +130,8 @@ _FACT_TABLES: dict[str, tuple[str, ...]] = {
     "type_refs": ("file", "line", "col", "name", "receiver", "enclosing", "kind"),
     "package": ("file", "name"),
     "ptypes": ("file", "fn", "types"),
+    "guards": ("file", "fn", "macros"),
+    "defines": ("file", "macros"),
 }
 _SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "argtypes", "found", "external",
                 "deps")
@@ -349,6 +353,10 @@ def _encode_facts(all_facts: dict[str, FileFacts], s: Any) -> dict[str, Any]:
             row("type_refs", i, r.line, r.col, s(r.name), s(r.receiver), s(r.enclosing), s(r.kind))
         if facts.package:
             row("package", i, s(facts.package))
+        for fn, macros in facts.guards.items():
+            row("guards", i, s(fn), s(" ".join(macros)))
+        if facts.defines:
+            row("defines", i, s(" ".join(sorted(facts.defines))))
     return {"files": files, **tables}
 
 
@@ -497,6 +505,10 @@ def _decode_facts(index: SymbolIndex, ft: dict, strings: list[str]) -> None:
         facts.ptypes[fn] = tuple(types.split(TYPE_SEP))
     for facts, name in rows("package", "name"):
         facts.package = name
+    for facts, fn, macros in rows("guards", "fn", "macros"):
+        facts.guards[fn] = tuple(macros.split())
+    for facts, macros in rows("defines", "macros"):
+        facts.defines = frozenset(macros.split())
     by_file = dict(zip(map(id, files), paths, strict=True))
     for facts, line, col, name, receiver, enclosing, kind in rows(
             "type_refs", "name", "receiver", "enclosing", "kind"):

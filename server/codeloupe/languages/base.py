@@ -149,10 +149,12 @@ class Language:
     # a parameter modifier that makes the method callable on its first argument (C#'s
     # extension methods, `this string s`): its argument count is unknown
     receiver_parameter_modifier: str | None = None
-    # a cast argument's type is its type for overloads (Java `(Object[]) row`); not C++'s,
-    # where it would make a template the exact match that another argument's unknown type
-    # rules out (tinyxml2's `XMLTest(s, (int)XML_SUCCESS, queryResult)`: measured)
+    # a cast argument's type is its type for overloads (Java `(Object[]) row`, C++
+    # `(int)XML_SUCCESS`, `unsigned(100)`)
     cast_argument_types = False
+    # a number converts to an enum parameter (C); not in C++ or Java, where an
+    # overload taking an enum cannot take `(int)x`
+    enum_from_number = True
     skipped_parameter_nodes: frozenset[str] = frozenset()
     arity_opaque_parents: frozenset[str] = frozenset()
     argument_list_nodes: frozenset[str] = frozenset()
@@ -175,6 +177,10 @@ class Language:
     # also a call of what its body calls, from the same line (`PUT(e, c)` expanding to
     # `FLUSH(e)` and on to `yaml_emitter_flush(e)`); the query that finds the definitions
     function_macros = ""
+    # C/C++ conditional compilation (``extract.preproc``): the macros a definition needs
+    # (``guard`` facts) and those a file defines (``defines``): an include does not offer
+    # a file a definition its translation unit leaves out
+    preprocessor = False
     jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
     # tree-sitter node types for the facts of a local closure's parameters (JS/TS):
     # declarations that define one, function nodes, argument nodes worth following

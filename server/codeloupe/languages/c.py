@@ -21,6 +21,7 @@ class C(Language):
     methods_apart = MethodsApart.ANYWHERE
     includes_files = True
     global_functions = True
+    preprocessor = True
     function_macros = ("(preproc_function_def name: (identifier) @name parameters: (preproc_params) @params"
                        " value: (preproc_arg) @value)")
     external_types = frozenset({

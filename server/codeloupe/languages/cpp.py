@@ -24,6 +24,8 @@ class Cpp(C):
     instance_names = frozenset({"this"})
     untyped_declarations = frozenset({"auto"})
     implicit_this = True
+    cast_argument_types = True
+    enum_from_number = False
     own_constructor_calls = frozenset({"this"})
     base_constructor_calls = frozenset({"super"})
     class_qualified_super = True

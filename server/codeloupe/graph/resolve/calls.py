@@ -410,6 +410,8 @@ class Calls(Narrowing):
         if lang.includes_files:  # defined in a file this one includes / requires
             found = [s for p in self._included_files(path) for s in self.top_level(p, name)
                      if s.kind in CALLABLE_KINDS]
+            if found and lang.preprocessor:
+                found = self.compiled_for(found, path)
             if found:
                 return self._targets(found, IMPORT, ctor=True), False
         if lang.namespaced:  # a class of a namespace this file is in or imports

@@ -15,9 +15,32 @@ from .scopes import Scopes
 
 MODULE = ValueKind.MODULE
 INCLUDES, NAMESPACES, IMPORT = Lookup.INCLUDES, Lookup.NAMESPACES, Lookup.IMPORT
+UNIT_MACROS = Lookup.UNIT_MACROS
+_UNIT_DEPTH = 4  # levels of #include followed for the macros a translation unit defines
+_UNIT_FILES = 64  # files read for them, at most
 # what an import or a module member holds: a value, the definitions of that name, or
 # None (unknown)
 Found = Value | list[SymbolInfo] | None
+
+
+def _nearest(files: list[str], folder: str) -> list[str]:
+    """Of the files an include names from elsewhere (not beside the includer), those of
+    the folders sharing the most of the includer's folder: where ``-I../src`` points
+    (each example of a project, with its own ``src/ProductionCode.h``, includes its
+    own), all of them when that does not tell."""
+    if len(files) < 2:
+        return files
+    here = folder.split("/") if folder else []
+
+    def shared(p: str) -> int:
+        parts = p.split("/")[:-1]
+        n = 0
+        while n < len(parts) and n < len(here) and parts[n] == here[n]:
+            n += 1
+        return n
+
+    best = max(map(shared, files))
+    return [p for p in files if shared(p) == best]
 
 
 class Imports(Scopes):
@@ -40,9 +63,44 @@ class Imports(Scopes):
                 continue
             stem = module_stem(source.lstrip("./") if not source.startswith("..") else source)
             near = module_stem(join_path(folder, source)) if folder else stem
-            files = self.module_files(near) or self.module_files(stem)
+            files = self.module_files(near) or _nearest(self.module_files(stem), folder)
             out.extend(p for p in files if p != path and p not in out)
         return out
+
+    def compiled_for(self, found: list[SymbolInfo], path: str) -> list[SymbolInfo]:
+        """The definitions of ``found`` (from files ``path`` includes) compiled into its
+        translation unit: each macro a definition's conditionals need (``extract.preproc``)
+        is defined by the file or one it includes, when some file of the repository
+        defines that macro (an opt-in switch such as ``UNITY_INCLUDE_SETUP_STUBS``); a
+        macro no file defines comes from the build (``-DHAVE_X``), unknown: it counts."""
+        unit: frozenset[str] | None = None
+        kept = []
+        for s in found:
+            needs = [m for m in self.guards_of(s) if self.macro_defined(m)]
+            if needs:
+                unit = self._unit_macros(path) if unit is None else unit
+                if not all(m in unit for m in needs):
+                    continue
+            kept.append(s)
+        return kept
+
+    def _unit_macros(self, path: str) -> frozenset[str]:
+        return self._memoized((UNIT_MACROS, path), self._compute_unit_macros) or frozenset()
+
+    def _compute_unit_macros(self, path: str) -> frozenset[str]:
+        out = set(self.defines_of(path))
+        seen, level = {path}, [path]
+        for _ in range(_UNIT_DEPTH):
+            nxt = []
+            for p in level:
+                named = {source.rsplit("/", 1)[-1] for _, source in self.include_sources(p)}
+                for q in self._included_files(p):  # the files named, not their stems' sources
+                    if q.rsplit("/", 1)[-1] in named and q not in seen and len(seen) < _UNIT_FILES:
+                        seen.add(q)
+                        nxt.append(q)
+                        out |= self.defines_of(q)
+            level = nxt
+        return frozenset(out)
 
     def _file_namespaces(self, path: str) -> frozenset[str]:
         """Namespaces whose names a file sees unqualified (``SymbolIndex.namespaces``)."""

@@ -23,11 +23,13 @@ candidate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...languages import COMMON_METHODS, Language
 from ...languages.common import ARITHMETIC_TYPES, normal_type
 from ...model import TYPE_SEP, is_template_type
 from ..memo import Lookup
-from ..model import CONFIDENCE, FactForm, Reason, SymbolInfo, Target
+from ..model import CLASS_KINDS, CONFIDENCE, FactForm, Reason, SymbolInfo, Target
 from .values import Values
 
 NAME, UNIQUE, NARROWED = Reason.NAME, Reason.UNIQUE, Reason.NARROWED
@@ -167,7 +169,8 @@ class Narrowing(Values):
                 continue
             fit = [t for t in group if args < 0 or self._takes(t.target, args) is not False] or group
             types = {t.target: self.param_types_of(symbols[t.target]) or () for t in fit}
-            scored = [(_fit(types[t.target], given), t) for t in fit]
+            enum = None if self.language_of(path).enum_from_number else self._is_enum
+            scored = [(_fit(types[t.target], given, enum), t) for t in fit]
             viable = [(score, t) for score, t in scored if score >= 0] or [(0, t) for t in fit]
             best = max(score for score, _ in viable)
             chosen = [t for score, t in viable if score == best]
@@ -197,9 +200,16 @@ class Narrowing(Values):
             files = [path, *self._included_files(path)] if self.language_of(path).includes_files else [path]
             enums = set(self.enumerator_types(files, name))
             return (normal_type(enums.pop()), True) if len(enums) == 1 else None
-        if len(typed) != 1:
+        if len(set(typed)) != 1:  # declared in several blocks: the one type, if they agree
             return None
         return normal_type(typed[0]) + ("*" if address else ""), False
+
+    def _is_enum(self, type_name: str) -> bool:
+        """Is this type, as a parameter declares it, an enum of the repository (and
+        nothing else of that name)?"""
+        found = self.named(_bare(type_name))
+        return bool(found) and all(s.kind == "enum" for s in found if s.kind in CLASS_KINDS) and any(
+            s.kind == "enum" for s in found)
 
     def _takes(self, symbol_id: str, args: int) -> bool | None:
         """Does the function take ``args`` arguments? None: unknown."""
@@ -235,22 +245,38 @@ class Narrowing(Values):
 
 
 
-def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None]) -> int:
+def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None],
+         is_enum: Callable[[str], bool] | None = None) -> int:
     """How a call's arguments fit a function's parameters: -1 when one cannot convert
-    (a string literal to a number, a number to a pointer), else the exact matches."""
+    (a string literal to a number, a number to a pointer, with ``is_enum`` a number to
+    an enum) or a template's type parameter is deduced two ways (``T`` from an ``int``
+    and from an ``XMLError``), else the exact matches."""
     if params is None:
         return 0
     score = 0
+    deduced: dict[str, tuple[str, bool]] = {}
     for param, arg in zip(params, given, strict=False):
         if arg is None:
             continue
         text, certain = arg
-        if is_template_type(param) or _bare(param) == _bare(text) or not certain and _bare(param).rstrip(
-                "*") == _bare(text).rstrip("*"):
+        if is_template_type(param):
+            seen = deduced.setdefault(param, arg)
+            if seen is not arg and not _same_type(seen, arg):
+                return -1
             score += 1
-        elif certain and not _converts(text, param):
+        elif _bare(param) == _bare(text) or not certain and _bare(param).rstrip("*") == _bare(text).rstrip("*"):
+            score += 1
+        elif certain and (not _converts(text, param) or is_enum is not None and text in ARITHMETIC_TYPES
+                          and is_enum(param)):
             return -1
     return score
+
+
+def _same_type(a: tuple[str, bool], b: tuple[str, bool]) -> bool:
+    """Could two arguments be of one type? (a declared type's pointers may not show)"""
+    if a[1] and b[1]:
+        return _bare(a[0]) == _bare(b[0])
+    return _bare(a[0]).rstrip("*") == _bare(b[0]).rstrip("*")
 
 
 def _deduced(params: tuple[str, ...], given: list[tuple[str, bool] | None]) -> tuple[str, ...] | None:

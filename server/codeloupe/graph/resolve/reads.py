@@ -20,10 +20,12 @@ from typing import Any
 from ...languages import NEUTRAL, Language
 from ..deps import (
     STAR,
+    defines_key,
     head_key,
     imports_key,
     include_key,
     local_key,
+    macro_key,
     members_key,
     module_key,
     namespace_key,
@@ -304,6 +306,21 @@ class Reads:
         """(least, most) arguments a function takes (most -1: any); None unknown."""
         self._record(short_name(f.id))
         return self._idx_facts.get(f.path, _NO_FACTS).params.get(f.id)
+
+    def guards_of(self, f: SymbolInfo) -> tuple[str, ...]:
+        """The macros a function's conditionals need defined (C: ``extract.preproc``)."""
+        self._record(short_name(f.id))
+        return self._idx_facts.get(f.path, _NO_FACTS).guards.get(f.id, ())
+
+    def defines_of(self, path: str) -> frozenset[str]:
+        """The macros a file #defines."""
+        self._record(defines_key(path))
+        return self._idx_facts.get(path, _NO_FACTS).defines
+
+    def macro_defined(self, name: str) -> bool:
+        """Does some file of the repository #define this macro?"""
+        self._record(macro_key(name))
+        return name in self.index.macros
 
     def imports_of(self, path: str) -> list[tuple[str, str]]:
         """(source, original) of every import of a file, sorted."""

@@ -1,0 +1,5 @@
+#include "prod.h"
+
+int find_it(int x) {
+  return x;
+}

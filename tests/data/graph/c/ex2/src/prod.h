@@ -1,0 +1,1 @@
+int find_it(int x);

@@ -1,0 +1,6 @@
+#include "unit.h"
+
+void run_all(void) {
+  setUp();
+  unit_color();
+}

@@ -1,0 +1,5 @@
+#include "unit.h"
+
+void setUp(void) {
+  unit_color();
+}
