@@ -151,6 +151,13 @@ CASES = {
         ("src/registry.ts", "Registry.each.use", "fire", 28, {"src/registry.ts::Hook.constructor.fire"}, "type"),
     ],
     "javascript": [
+        # a bundle's inlined module (inside browserify's module table, inside a UMD
+        # wrapper) is a top level of its own: `Template.prototype = {...}` gives Template
+        # its methods there, and `this` in them is a Template
+        ("bundle/dist.js", "Template", "createRegex", 6, {"bundle/dist.js::Template.createRegex"}, "self"),
+        ("bundle/dist.js", "render", "createRegex", 14, {"bundle/dist.js::Template.createRegex"}, "type"),
+        # `process` neither declared nor imported in cli.js: Node's, not shim.js's object
+        ("bundle/cli.js", "run", "cwd", 2, None, None),
         ("lib/transport.js", "Transport.send", "write", 7, {"lib/transport.js::Transport.write"}, "self"),
         ("lib/app.js", "RetryingTransport.send", "send", 6, {"lib/transport.js::Transport.send"}, "super"),
         ("lib/app.js", "main", "RetryingTransport", 11,
@@ -638,6 +645,14 @@ def test_an_include_offers_no_definition_its_translation_unit_leaves_out() -> No
         assert _snapshot(g) == _snapshot(_scratch(files)), rel
         got, _ = targets(g, "unit/runner.c", "run_all", "setUp", 4)
         assert got == want, (rel, got)
+
+
+def test_a_relative_require_names_one_place() -> None:
+    """`require('./utils')` in bundle/dist.js is bundle/utils (none here: the bundle's
+    own inlined module), never bundle/lib/utils.js, whose stem merely ends the same:
+    `utils.escape(...)` is no import edge to it, only name candidates."""
+    _, edges = targets(load("javascript"), "bundle/dist.js", "Template.createRegex", "escape", 10)
+    assert edges and all(e.reason == "name" and e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
 
 
 def test_a_bare_call_on_the_implicit_self_runs_the_overrides_that_take_its_arguments() -> None:

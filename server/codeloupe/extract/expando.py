@@ -1,5 +1,7 @@
 """JS objects and prototypes (``Language.expando_members``): the members a file's top
-level assigns to an object or a constructor function become that object's methods.
+level assigns to an object or a constructor function become that object's methods; the
+body of a function that wraps a module (an IIFE, a UMD or AMD factory, a bundle's
+module: ``module_scopes``) is a top level of its own.
 
 ``app.set = function set() {}`` makes ``set`` a method of ``app`` (qualified name
 ``app.set``), ``View.prototype.render = function () {}`` a method of ``View``
@@ -205,12 +207,60 @@ def _exported(src: Source, node: Node, lang: Language) -> bool:
     return False
 
 
+# parents of a function expression that make its body a module's: an IIFE's callee
+# (`(function () {...})()`, `!function () {...}()`), an argument (a UMD / AMD factory,
+# `define([...], function () {...})`), an element of a bundle's module table
+# (browserify's `{1: [function (require, module, exports) {...}, {...}]}`)
+_WRAPPER_PARENTS = frozenset({"parenthesized_expression", "arguments", "array", "call_expression",
+                              "unary_expression"})
+_WRAPPER_LIMIT = 2000  # module wrappers read in one file, at most
+
+
+def module_scopes(root: Node, lang: Language) -> list[Node]:
+    """The file's top level, then the bodies of the anonymous functions that wrap
+    modules (reached from the top level through expressions and other wrappers only,
+    never through a named function, class or method): the statements a module
+    pattern or a bundle's module declares its objects and constructors in."""
+    out = [root]
+    stack = list(root.named_children)
+    while stack and len(out) < _WRAPPER_LIMIT:
+        node = stack.pop()
+        kind = node.type
+        if kind in lang.function_nodes:
+            parent = node.parent
+            body = node.child_by_field_name("body")
+            if kind == "function_declaration" or node.child_by_field_name("name") is not None or \
+                    parent is None or parent.type not in _WRAPPER_PARENTS or body is None or \
+                    body.type != "statement_block":
+                continue
+            out.append(body)
+            stack.extend(body.named_children)
+        elif kind not in _NOT_EXPRESSIONS:
+            stack.extend(node.named_children)
+    return out
+
+
+_NOT_EXPRESSIONS = frozenset({"class_declaration", "class", "method_definition", "string", "template_string",
+                              "comment", "regex", "number", "identifier", "property_identifier"})
+
+
 def find_members(src: Source, root: Node, lang: Language, defs: list[Def]) -> Expando:
     """Mark the member definitions (``Def.scope``, their name the property's) and the
     containers (their kind), adding the ``object`` symbols variables and object
-    literals become. Runs on the matched definitions, before nesting and naming."""
+    literals become, in each module scope of the file (``module_scopes``). Runs on the
+    matched definitions, before nesting and naming."""
     found = Expando()
     by_span = {(d.start, d.end): d for d in defs}
+    scopes = module_scopes(root, lang)
+    _merges(src, root, lang, found, by_span, frozenset(s.id for s in scopes))
+    for scope in scopes:
+        _scope_members(src, scope, lang, defs, by_span, found)
+    return found
+
+
+def _scope_members(src: Source, root: Node, lang: Language, defs: list[Def],
+                   by_span: dict[tuple[int, int], Def], found: Expando) -> None:
+    """``find_members`` in one module scope (``root``: the file, or a wrapper's body)."""
     top = {d.name: d for d in defs if _at_top(d.node, root)}
     declared = _declared(src, root, lang)
     for name, (node, value) in declared.items():  # `var app = {set: function () {}}`
@@ -232,7 +282,6 @@ def find_members(src: Source, root: Node, lang: Language, defs: list[Def]) -> Ex
             name = decl.child_by_field_name("name") if value is not None else None
             if name is not None and name.type == "identifier" and _exported(src, value, lang):
                 found.exports.append(src.node_text(name))
-    _merges(src, root, lang, found, by_span)
     for target, _node, _variable, _base in found.merges:  # a function lent members is a class
         if target and target in top and top[target].kind in FUNCTION_KINDS:
             pending.setdefault(target, [])
@@ -263,7 +312,6 @@ def find_members(src: Source, root: Node, lang: Language, defs: list[Def]) -> Ex
     for name, container in top.items():  # literal containers (their members nest in them)
         if container.kind == "object":
             found.containers.setdefault(name, container)
-    return found
 
 
 def _assignment(src: Source, stmt: Node, expr: Node, lang: Language,
@@ -340,9 +388,9 @@ def _prototype(src: Source, owner: str, value: Node, lang: Language,
 
 
 def _merges(src: Source, root: Node, lang: Language, found: Expando,
-            by_span: dict[tuple[int, int], Def]) -> None:
-    """``Object.assign(X, Y, ...)`` and the like at the file's top level (a base of a
-    container); inside a function, a base of a function that function's body
+            by_span: dict[tuple[int, int], Def], scopes: frozenset[int]) -> None:
+    """``Object.assign(X, Y, ...)`` and the like at a module scope's top level (a base of
+    a container); inside a function, a base of a function that function's body
     declares (``var app = function (req, res) {...}; mixin(app, proto)``), else the
     variable's fact only (so a definition extracted alone, as ``buffer.splice`` does,
     gives the same facts)."""
@@ -353,7 +401,7 @@ def _merges(src: Source, root: Node, lang: Language, found: Expando,
         if node.type != "call_expression":
             continue
         stmt = node.parent
-        top_level = stmt is not None and stmt.parent is not None and stmt.parent.id == root.id
+        top_level = stmt is not None and stmt.parent is not None and stmt.parent.id in scopes
         fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
         if fn is None or args is None or src.name_of(fn) not in lang.merge_calls:
             continue

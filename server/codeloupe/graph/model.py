@@ -139,8 +139,9 @@ class TypeRef:
 # 6: a Go type assertion `v.(T)` is a T; 7: an include offers no C definition its
 #    translation unit leaves out (behind `#ifdef M`, M an opt-in the unit does not define),
 #    an include found elsewhere is the nearest one, C++ overloads by cast argument types,
-#    no number → enum, one deduction per template parameter
-RESOLUTION = 7
+#    no number → enum, one deduction per template parameter; 8: a JS relative require
+#    names one place; JS runtime globals (`process`, `Math`) undeclared are the runtime's
+RESOLUTION = 8
 
 
 class ValueKind(StrEnum):

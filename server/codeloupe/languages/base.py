@@ -65,8 +65,9 @@ class ImportContext(Protocol):
     def module(self, files: Sequence[str]) -> Any:
         """The value of a module made of these files."""
 
-    def module_files(self, modpath: str) -> list[str]:
-        """The files of the module at this slash path (or of a path ending with it)."""
+    def module_files(self, modpath: str, exact: bool = False) -> list[str]:
+        """The files of the module at this slash path (or, unless ``exact``, of a path
+        ending with it)."""
 
     def package_files(self, source: str) -> list[str]:
         """The files of the folder an import path names (a Go package)."""

@@ -15,6 +15,8 @@ GLOBALS = frozenset({
     "WeakMap", "WeakSet", "Date", "RegExp", "JSON", "encodeURIComponent", "decodeURIComponent",
     "encodeURI", "decodeURI", "queueMicrotask", "structuredClone", "fetch", "BigInt",
     "Proxy", "Reflect", "eval", "URL", "URLSearchParams", "AbortController", "Buffer",
+    # the runtime's objects, where a file neither declares nor imports the name
+    "process", "console", "Math", "globalThis", "window", "document", "navigator", "Intl",
 })
 _MODULE_SUFFIX = re.compile(r"\.(m?[jt]sx?|cjs|cts|mts)$")
 # where a package keeps its entry when it has no index file at its top (package.json's
@@ -101,7 +103,9 @@ class JavaScript(Language):
         modpath = module_path(source, path)
         if modpath is None:
             return ctx.external_value
-        files = ctx.module_files(modpath) or self._package_main(ctx, modpath)
+        # `./utils` is that file or folder, never another folder's `utils` (a bundle's
+        # inlined modules, required from beside them, are not the sources they came from)
+        files = ctx.module_files(modpath, exact=True) or self._package_main(ctx, modpath)
         if not files:
             return None
         if original.startswith("*") or any(

@@ -181,14 +181,15 @@ class Reads:
         that recorded the file (``module_files``) or is the call site's own file."""
         return self._idx_module_id.get(path)
 
-    def module_files(self, modpath: str) -> list[str]:
-        """Files of the module at this slash path: its stem, or a stem ending with it."""
+    def module_files(self, modpath: str, exact: bool = False) -> list[str]:
+        """Files of the module at this slash path: its stem, or (unless ``exact``: a
+        relative import names one place) a stem ending with it."""
         tail = modpath.rsplit("/", 1)[-1]
         self._record(module_key(tail))
         index = self.index
-        exact = index.stems.get(modpath)
-        if exact:
-            return list(exact)
+        found = index.stems.get(modpath)
+        if found or exact:
+            return list(found or ())
         return [p for stem in sorted(index.stem_tails.get(tail, ()))
                 if stem.endswith("/" + modpath) for p in index.stems[stem]]
 

@@ -424,6 +424,8 @@ class Values(Returns):
             funcs = self._package_functions(name, path, lang)
             if funcs:  # Go: `r := NewRouter()`, NewRouter in another file of the package
                 return Value(FUNCTION, tuple(f.id for f in funcs))
+        if lang.implicit_classes is ImplicitClasses.UNIQUE and name in lang.external_names:
+            return EXTERNAL  # JS `process`, `Math` undeclared here: the runtime's, not another file's
         if lang.implicit_classes is not ImplicitClasses.NONE:
             classes = self._classes_named(name, path, lang)
             if classes:

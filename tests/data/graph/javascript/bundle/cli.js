@@ -1,0 +1,4 @@
+function run(name) {
+  return process.cwd() + '/' + name;
+}
+module.exports = run;

@@ -1,0 +1,3 @@
+exports.escape = function (s) {
+  return s.replace(/</g, '&lt;');
+};

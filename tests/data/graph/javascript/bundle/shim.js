@@ -1,0 +1,4 @@
+var process = module.exports = {};
+process.cwd = function () {
+  return '/';
+};
