@@ -339,6 +339,17 @@ CASES = {
         (RSB, "Buffer.fmt", "len", 49, {f"{RSB}::Buffer.len"}, "self"),
         (RSB, "Buffer.copy", "reserve", 42, {f"{RSB}::Buffer.reserve"}, "type"),  # `Self::new()`
         (RSP, "Pool.take", "checked", 18, {f"{RSP}::checked"}, "local"),
+        # what a trait method without a body returns (`fn slot(&mut self) -> &mut Slot;`)
+        ("src/put.rs", "Sink.put_byte", "fill", 6, {"src/put.rs::Slot.fill"}, "type"),
+        # a parameter of `T: super::chain::Buf`: the trait's method and every impl's
+        ("src/put.rs", "Sink.put_from", "advance", 10,
+         {"src/chain.rs::Buf.advance": "type", "src/chain.rs::Cursor.advance": "subclass",
+          "src/chain.rs::Chain.advance": "subclass", "benches/bench.rs::TestBuf.advance": "subclass"}, None),
+        # a path from the crate's root: `crate::put::abort()`
+        ("src/put.rs", "fail", "abort", 43, {"src/put.rs::abort"}, "import"),
+        # a bench crate names the library by its crate name (`use mailer::Vec8;`): Vec8's
+        # `put_byte` is the trait's provided method
+        ("benches/bench.rs", "bench_put", "put_byte", 40, {"src/put.rs::Sink.put_byte"}, "type"),
         (RSP, "Pool.take", "len", 19, {f"{RSB}::Buffer.len"}, "type"),  # in `assert_eq!`
         # an associated constructor through a path: `crate::buf::Buffer::with_capacity(n)`
         (RSP, "Pool.take", "with_capacity", 16, {f"{RSB}::Buffer.with_capacity"}, "type"),

@@ -171,6 +171,14 @@
 (function_item
   return_type: (_) @name) @reference.returns
 
+; a trait method without a body declares what its impls return (`fn chunk_mut(&mut self) -> &mut UninitSlice;`)
+(function_signature_item
+  return_type: (_) @name) @reference.returns
+
+; a trait method without a body declares what its impls return (`fn chunk_mut(&mut self) -> &mut UninitSlice;`)
+(function_signature_item
+  return_type: (_) @name) @reference.returns
+
 (return_expression (_) @name) @reference.return
 
 ; `for x in xs { ... }`: x is an element of xs

@@ -75,7 +75,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #     C# properties' declared types (in classes and interfaces) are typed facts; Ruby's arity;
 #     Go `for _, v := range xs`: v an element of xs.
 # 22: C/C++ `guard` facts (the macros a function's conditionals need) and `defines` facts.
-# 23: JS module wrappers (IIFE, UMD/AMD factories, a bundle's modules) are top levels of their own.
+# 23: JS module wrappers (IIFE, UMD/AMD factories, a bundle's modules) are top levels of their own;
+#     a Rust trait method without a body has its `returns` fact.
 EXTRACT_VERSION = 23
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]

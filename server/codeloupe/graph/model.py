@@ -140,8 +140,10 @@ class TypeRef:
 #    translation unit leaves out (behind `#ifdef M`, M an opt-in the unit does not define),
 #    an include found elsewhere is the nearest one, C++ overloads by cast argument types,
 #    no number → enum, one deduction per template parameter; 8: a JS relative require
-#    names one place; JS runtime globals (`process`, `Math`) undeclared are the runtime's
-RESOLUTION = 8
+#    names one place; JS runtime globals (`process`, `Math`) undeclared are the runtime's;
+# 9: Rust `crate::x::f()` calls, a bench/test crate's `use <crate>::X` from the library's
+#    root, `super::Trait` bounds, a bodiless trait method's return type
+RESOLUTION = 9
 
 
 class ValueKind(StrEnum):

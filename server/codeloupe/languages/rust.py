@@ -16,6 +16,7 @@ module_path compile_error thread_local
 """.split())
 
 
+_STD_CRATES = frozenset({"std", "core", "alloc", "test", "proc_macro"})
 # folders whose files are crates of their own, each depending on the library (Cargo's
 # layout): `src/` never calls into them, nor one of them into another
 _OWN_CRATES = frozenset({"benches", "tests", "examples"})
@@ -87,9 +88,23 @@ class Rust(Language):
         """``use`` paths first (``_use``), else the default: definitions of the name in
         files whose path looks like the source."""
         found = self._use(ctx, source, original, depth + 1)
+        if found is None and _crate(path) is not None:
+            found = self._library_use(ctx, source, original, depth + 1)
         if found is not None:
             return found
         return super().import_value(ctx, path, bound, source, original, depth)
+
+    def _library_use(self, ctx: ImportContext, source: str, original: str, depth: int) -> Any:
+        """A bench, test or example crate names the library by its crate name (``use
+        bytes::{BufMut, BytesMut}`` in benches/): the path from the library's root, as
+        ``crate::`` would name it there; only the library's items."""
+        parts = use_path(source, original)
+        if len(parts) < 2 or parts[0] in self.path_roots or parts[0] in _STD_CRATES:
+            return None
+        found = self._use(ctx, "crate::" + "::".join(parts[1:]), parts[-1], depth)
+        if isinstance(found, list):
+            return [s for s in found if _crate(s.path) is None] or None
+        return found
 
     def _use(self, ctx: ImportContext, source: str, original: str, depth: int) -> Any:
         """``use a::b::C`` / ``use a::{b::C as D}``: the item ``C`` of the module file

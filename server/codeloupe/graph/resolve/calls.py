@@ -134,6 +134,11 @@ class Calls(Narrowing):
     def _receiver_call(self, path: str, caller: str, name: str, receiver: str, lang: Language) -> Targets:
         """``receiver.name()``: through the receiver's value when it is known."""
         parts = receiver_parts(receiver)
+        if lang.path_roots and parts and parts[0] in lang.path_roots and not any(p[-1:] in ")]" for p in parts):
+            # Rust `crate::abort()`, `super::util::f()`: the function that path names, as a `use` would
+            found = lang.import_value(self, path, name, "::".join([*parts, name]), name, 1)
+            if isinstance(found, list) and found:
+                return self._targets(found, IMPORT, ctor=True), False
         if lang.constant_paths and "::" in receiver:  # `Thor::Util.find(...)`, wherever Thor is reopened
             found = self._path_call(parts, name, lang)
             if found is not None:

@@ -326,7 +326,8 @@ class Values(Returns):
             if any(p.endswith(")") or p.startswith("[") for p in head[:-1]) or head[-1].startswith("["):
                 continue
             names = [p[:-2] if p.endswith("()") else p for p in head]
-            if len([n for n in names if n not in lang.path_roots]) < 2:
+            named = len([n for n in names if n not in lang.path_roots])
+            if named < 1 or named < 2 and named == len(names):  # `super::Buf`, not a bare `Buf`
                 continue
             found = lang.import_value(self, path, names[-1], "::".join(names), names[-1], depth + 1)
             classes = tuple(s.id for s in found if s.kind in CLASS_KINDS) if isinstance(found, list) else ()

@@ -31,3 +31,11 @@ impl mailer::chain::Buf for TestBuf {
         self.left -= cnt;
     }
 }
+
+// the library by its crate name, from its root (`pub use put::Vec8` there)
+use mailer::Vec8;
+
+fn bench_put() {
+    let mut v = Vec8::new();
+    v.put_byte(1);
+}
