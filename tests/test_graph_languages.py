@@ -124,6 +124,13 @@ CASES = {
          "narrowed"),
     ],
     "typescript": [
+        # an inline callback's untyped parameters take the types of the function type it is
+        # passed as: operate's `init: (liftedSource: Observable<T>, n: number) => void`,
+        # the constructor's `(this: Observable<T>, subscriber: Subscriber<T>) => void`
+        # (`this` no position), a method's `fn: (src: Observable<T>) => void`
+        ("src/rx/use.ts", "finalize", "subscribe", 5, {"src/rx/obs.ts::Observable.subscribe"}, "type"),
+        ("src/rx/use.ts", "finalize", "complete", 8, {"src/rx/obs.ts::Subscriber.complete"}, "type"),
+        ("src/rx/use.ts", "finalize", "subscribe", 10, {"src/rx/obs.ts::Observable.subscribe"}, "type"),
         # through a barrel: `export * from "./errors"`, `export { getScope as currentScope }`
         ("src/barrel/scope.ts", "leave", "die", 8, {"src/barrel/errors.ts::die"}, "import"),
         ("src/barrel/scope.ts", "leave", "currentScope", 9, {"src/barrel/scope.ts::getScope"}, "import"),

@@ -39,8 +39,10 @@ def template_type(name: str) -> str:
 def is_template_type(param: str) -> bool:
     """Is this parameter type a template's own type parameter (``template_type``)?"""
     return param.startswith("<") and param.endswith(">")
+# between the positions of a ``cbtypes`` fact (extract.callbacks)
+CALLBACK_SEP = "\x1e"
 FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second",
-                        "params", "package", "unwrap", "ptypes", "guard", "defines"})
+                        "params", "package", "unwrap", "ptypes", "guard", "defines", "cbparam", "cbtypes"})
 
 
 @dataclass(slots=True)

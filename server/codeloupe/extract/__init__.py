@@ -30,6 +30,7 @@ from tree_sitter import Node, Tree
 from ..languages import Language, get_query, language_for_file, rules
 from ..model import FileExtraction, Reference
 from .arity import call_arity, param_facts
+from .callbacks import callback_refs, callback_type_facts
 from .captures import FACT_LIMIT, collect
 from .closures import closure_param_facts
 from .docs import DOC_TRANSPARENT
@@ -77,7 +78,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 22: C/C++ `guard` facts (the macros a function's conditionals need) and `defines` facts.
 # 23: JS module wrappers (IIFE, UMD/AMD factories, a bundle's modules) are top levels of their own;
 #     a Rust trait method without a body has its `returns` fact.
-EXTRACT_VERSION = 23
+# 24: TypeScript `cbparam` / `cbtypes` facts (an inline callback's parameters, typed by context).
+EXTRACT_VERSION = 24
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -122,6 +124,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                for k, n, nm, rc, so, o in raw]
     if lang.function_macros:  # C: what a call of the file's function-like macro calls
         raw = function_macro_refs(unit.src, lang, unit.root, raw)
+    if lang.callback_types:  # TS: an inline callback's untyped parameters
+        raw = raw + callback_refs(unit.src, lang, unit.root)
     references = make_references(unit, ordered, raw)
     blocks = []  # each later pass's rows, a block of their own (``FileExtraction.blocks``)
 
@@ -134,6 +138,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     add(param_facts(path, lang, real))
     if lang.preprocessor:
         add(preproc_facts(path, lang, real, unit.root, unit.module_id))
+    if lang.callback_types:
+        add(callback_type_facts(path, lang, real, unit.src))
     if lang.jsdoc:
         add(jsdoc_facts(symbols, path, FACT_LIMIT))
     if lang.closure_declarations:

@@ -36,6 +36,7 @@ class Seen(StrEnum):
     MEMBER = "m"  # a method an interface declares
     GUARDS = "g"  # the macros a function's conditionals need (C)
     DEFINES = "def"  # the macros a file defines (C)
+    CALLBACK_TYPES = "cb"  # the parameter types of a function's function-typed parameters
 
 
 def symbol_entry(symbol_id: str, kind: str, parent: str | None, qualified_name: str) -> tuple:
@@ -59,7 +60,7 @@ def digest_facts(out: dict[str, set], path: str, facts: FileFacts, module: str |
     for cls_id, attrs in facts.attrs.items():
         for name, fl in attrs.items():
             out[name].add(attribute_entry(facts, cls_id, fl))
-    for fid in {**facts.returns, **facts.returned, **facts.params, **facts.ptypes, **facts.guards}:
+    for fid in {**facts.returns, **facts.returned, **facts.params, **facts.ptypes, **facts.guards, **facts.cbtypes}:
         function_entries(out, facts, fid)
     if facts.package:
         out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
@@ -100,3 +101,5 @@ def function_entries(out: dict[str, set], facts: FileFacts, fid: str) -> None:
         out[short].add((Seen.PARAM_TYPES, fid, facts.ptypes[fid]))
     if fid in facts.guards:
         out[short].add((Seen.GUARDS, fid, facts.guards[fid]))
+    if fid in facts.cbtypes:
+        out[short].add((Seen.CALLBACK_TYPES, fid, facts.cbtypes[fid]))

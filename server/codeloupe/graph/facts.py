@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..languages import NO_TYPE, SELF_RECEIVERS, Language
-from ..model import TYPE_SEP
+from ..model import CALLBACK_SEP, TYPE_SEP
 from .model import CLASS_KINDS, AttrFact, CallSite, Fact, FactForm, SymbolInfo, TypeRef
 
 # a reference row: the fields of codeloupe.model.Reference, by name
@@ -17,7 +17,8 @@ RefRow = dict
 _ARGTYPES_LIMIT = 400  # characters of a call's argument types kept
 # the fact form of each variable fact kind but "typed"
 _VARIABLE_FORMS = {"assign": FactForm.ASSIGNED, "elem": FactForm.ELEMENTS, "item": FactForm.ITEM,
-                   "keyed": FactForm.KEYED, "second": FactForm.SECOND, "unwrap": FactForm.UNWRAPPED}
+                   "keyed": FactForm.KEYED, "second": FactForm.SECOND, "unwrap": FactForm.UNWRAPPED,
+                   "cbparam": FactForm.CALLBACK}
 # the kinds of rows that state a variable's (or an attribute's) type or value
 VARIABLE_KINDS = frozenset({*_VARIABLE_FORMS, "typed"})
 # forms that change what a variable holds without binding it (`xs.append(x)`, `d[k] = x`)
@@ -41,6 +42,8 @@ class FileFacts:
     package: str = ""  # the package the file declares (Go), "" for none
     guards: dict[str, tuple[str, ...]] = field(default_factory=dict)  # function id → macros it needs (C)
     defines: frozenset[str] = frozenset()  # the macros the file #defines (C)
+    # function id → per parameter, its function type's parameter types (TypeScript)
+    cbtypes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def call_site(r: RefRow) -> CallSite:
@@ -70,7 +73,9 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
         form = _VARIABLE_FORMS.get(kind)
         if form is not None or kind == "typed":
             enclosing, source = r["enclosing"], r["source"] or ""
-            if form is not None:
+            if form is FactForm.CALLBACK:  # the callee, then the positions
+                fact = Fact(form, f"{r.get('original') or ''}{TYPE_SEP}{source}")
+            elif form is not None:
                 fact = Fact(form, source)
             elif source and source not in NO_TYPE:
                 fact = Fact(FactForm.TYPED, source)
@@ -107,6 +112,8 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
             facts.package = r["name"]
         elif kind == "guard":
             facts.guards[r["enclosing"]] = tuple((r["source"] or "").split())
+        elif kind == "cbtypes":
+            facts.cbtypes[r["enclosing"]] = tuple((r["source"] or "").split(CALLBACK_SEP))
         elif kind == "defines":
             facts.defines = frozenset((r["source"] or "").split())
         elif kind == "ptypes":

@@ -142,8 +142,9 @@ class TypeRef:
 #    no number → enum, one deduction per template parameter; 8: a JS relative require
 #    names one place; JS runtime globals (`process`, `Math`) undeclared are the runtime's;
 # 9: Rust `crate::x::f()` calls, a bench/test crate's `use <crate>::X` from the library's
-#    root, `super::Trait` bounds, a bodiless trait method's return type
-RESOLUTION = 9
+#    root, `super::Trait` bounds, a bodiless trait method's return type; 10: TypeScript
+#    inline callbacks' parameters typed by the callee's function-typed parameter
+RESOLUTION = 10
 
 
 class ValueKind(StrEnum):
@@ -190,6 +191,9 @@ class FactForm(StrEnum):
     KEYED = "k"  # a value stored under a key of the container: `d[k] = x`
     SECOND = "2"  # the second item of each element of a value: `for k, v in d.items()`
     UNWRAPPED = "u"  # the value a wrapper holds: Rust `if let Some(x) = e`, `while let Ok(x) = e`
+    # an inline callback's parameter: what the callee's parameter's function type says
+    # there (text: the callee, TYPE_SEP, "<argument> <parameter>"; extract.callbacks)
+    CALLBACK = "c"
 
 
 class Fact(NamedTuple):

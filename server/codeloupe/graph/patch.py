@@ -24,8 +24,8 @@ from .model import CLASS_KINDS, FUNCTION_KINDS, SymbolInfo
 
 # the row kinds whose facts are keyed by the scope they are in (a variable's, an
 # attribute's, a function's returns and parameters; type uses are no facts)
-_SCOPED_KINDS = VARIABLE_KINDS | {"return", "returns", "params", "ptypes", "class"}
-_BY_FUNCTION = ("returns", "returned", "params", "ptypes")  # FileFacts' fields keyed by function id
+_SCOPED_KINDS = VARIABLE_KINDS | {"return", "returns", "params", "ptypes", "cbtypes", "class"}
+_BY_FUNCTION = ("returns", "returned", "params", "ptypes", "cbtypes")  # FileFacts' fields keyed by function id
 
 
 @dataclass(slots=True)

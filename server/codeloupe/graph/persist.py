@@ -39,7 +39,9 @@ that looking one up checks it (a negative one is past the end).
   ``type_refs`` (file line col name receiver enclosing kind), ``package`` (file name: the
   package it declares), ``ptypes`` (file fn types: its parameters' types joined by
   ``model.TYPE_SEP``), ``guards`` (file fn macros: those its conditionals need, joined by
-  spaces), ``defines`` (file macros: those it #defines, joined by spaces); ``file`` is an index into ``files``, ``form`` a
+  spaces), ``defines`` (file macros: those it #defines, joined by spaces), ``cbtypes``
+  (file fn types: per parameter its function type's parameter types, ``model.CALLBACK_SEP``
+  between parameters); ``file`` is an index into ``files``, ``form`` a
   ``FactForm`` value.
 - ``targets``: the distinct resolved targets, ``target reason confidence
   ambiguous detail`` (``reason``: a ``Reason`` value).
@@ -78,7 +80,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..model import TYPE_SEP
+from ..model import CALLBACK_SEP, TYPE_SEP
 from ..userkey import user_secret
 from .edges import EdgeIndex
 from .facts import FileFacts
@@ -99,8 +101,8 @@ from .model import (
 # 1, 2: pickles of the Graph object (callgraph.pickle), never read; 4: arity, detail;
 # 5: every site remembered (no ``memo`` column), a file's declared package, argument
 # and parameter types where functions overload; 6: integer columns packed; 7: C's
-# guards and defines
-FORMAT = 7
+# guards and defines; 8: TypeScript's callback types
+FORMAT = 8
 MAGIC = "codeloupe-graph"
 _HEADER = b"codeloupe-graph/json "
 _MAC_HEX = 64
@@ -132,6 +134,7 @@ _FACT_TABLES: dict[str, tuple[str, ...]] = {
     "ptypes": ("file", "fn", "types"),
     "guards": ("file", "fn", "macros"),
     "defines": ("file", "macros"),
+    "cbtypes": ("file", "fn", "types"),
 }
 _SITE_FIELDS = ("path", "line", "col", "name", "receiver", "caller", "args", "argtypes", "found", "external",
                 "deps")
@@ -357,6 +360,8 @@ def _encode_facts(all_facts: dict[str, FileFacts], s: Any) -> dict[str, Any]:
             row("guards", i, s(fn), s(" ".join(macros)))
         if facts.defines:
             row("defines", i, s(" ".join(sorted(facts.defines))))
+        for fn, positions in facts.cbtypes.items():
+            row("cbtypes", i, s(fn), s(CALLBACK_SEP.join(positions)))
     return {"files": files, **tables}
 
 
@@ -509,6 +514,8 @@ def _decode_facts(index: SymbolIndex, ft: dict, strings: list[str]) -> None:
         facts.guards[fn] = tuple(macros.split())
     for facts, macros in rows("defines", "macros"):
         facts.defines = frozenset(macros.split())
+    for facts, fn, positions in rows("cbtypes", "fn", "types"):
+        facts.cbtypes[fn] = tuple(positions.split(CALLBACK_SEP))
     by_file = dict(zip(map(id, files), paths, strict=True))
     for facts, line, col, name, receiver, enclosing, kind in rows(
             "type_refs", "name", "receiver", "enclosing", "kind"):

@@ -183,6 +183,9 @@ class Language:
     # a file a definition its translation unit leaves out
     preprocessor = False
     jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
+    # an inline callback's parameters take the types of the function type it is passed
+    # as (``extract.callbacks``: TypeScript)
+    callback_types = False
     # tree-sitter node types for the facts of a local closure's parameters (JS/TS):
     # declarations that define one, function nodes, argument nodes worth following
     closure_declarations: frozenset[str] = frozenset()

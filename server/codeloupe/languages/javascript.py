@@ -134,6 +134,7 @@ class TypeScript(JavaScript):
     extensions = (".ts", ".mts", ".cts")
     aliases = ("ts",)
     parameter_property_receivers = frozenset({"private", "public", "protected", "readonly"})
+    callback_types = True
 
 
 class Tsx(TypeScript):

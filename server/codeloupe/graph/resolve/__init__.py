@@ -5,8 +5,8 @@ file's ``Language`` for its rules.
 other (the evaluation is recursive: a class's bases are types, a type is a name, a
 name may be an attribute of a base): ``reads`` (recorded reads of the index and
 remembered lookups), ``scopes`` (scopes, members, MRO), ``imports`` (imports,
-modules, includes, namespaces), ``returns`` (what calls return), ``values`` (values and
-types), ``calls`` (a site to its targets). ``text`` reads types and expressions as
+modules, includes, namespaces), ``returns`` (what calls return), ``callbacks`` (an
+inline callback's parameters), ``values`` (values and types), ``calls`` (a site to its targets). ``text`` reads types and expressions as
 written.
 """
 

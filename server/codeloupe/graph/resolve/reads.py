@@ -313,6 +313,12 @@ class Reads:
         self._record(short_name(f.id))
         return self._idx_facts.get(f.path, _NO_FACTS).guards.get(f.id, ())
 
+    def callback_types_of(self, f: SymbolInfo) -> tuple[str, ...]:
+        """Per parameter of a function, the types of its function type's parameters
+        (joined by ``TYPE_SEP``; "" for a parameter of no function type)."""
+        self._record(short_name(f.id))
+        return self._idx_facts.get(f.path, _NO_FACTS).cbtypes.get(f.id, ())
+
     def defines_of(self, path: str) -> frozenset[str]:
         """The macros a file #defines."""
         self._record(defines_key(path))

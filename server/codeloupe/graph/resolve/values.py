@@ -31,9 +31,10 @@ from ..model import (
     ValueKind,
     called_or_read,
 )
+from .callbacks import Callbacks
 from .containers import BUILTIN_CONTAINERS, container_member
 from .reads import MAX_DEPTH
-from .returns import INSTANCE, Returns
+from .returns import INSTANCE
 from .text import (
     LITERAL_START,
     _matching,
@@ -53,14 +54,14 @@ from .text import (
 CLASS, MODULE, FUNCTION, ARRAY = ValueKind.CLASS, ValueKind.MODULE, ValueKind.FUNCTION, ValueKind.ARRAY
 MAPPING, PAIRS, WRAPPED = ValueKind.MAPPING, ValueKind.PAIRS, ValueKind.WRAPPED
 _MAX_ELEMENTS = 16  # elements of a literal read
-TYPED, DECLARED, ASSIGNED, ELEMENTS, ITEM, KEYED, SECOND, UNWRAPPED = FactForm
+TYPED, DECLARED, ASSIGNED, ELEMENTS, ITEM, KEYED, SECOND, UNWRAPPED, CALLBACK = FactForm
 TYPE, ATTRIBUTE, VARIABLE, RETURNS = Lookup.TYPE, Lookup.ATTRIBUTE, Lookup.VARIABLE, Lookup.RETURNS
 _CONSTANTS = ("None", "True", "False", "null", "true", "false", "nil")
 _REFERENCE = re.compile(r"^(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
 _UNDECIDED = object()  # no scope around has the name: look further
 
 
-class Values(Returns):
+class Values(Callbacks):
     """The evaluator of values and types (a part of the ``Resolver``)."""
 
     def _eval_facts(self, facts: list[Fact] | tuple, path: str, scope: str, depth: int) -> Value | None:
@@ -107,8 +108,8 @@ class Values(Returns):
     def _fact_value(self, form: FactForm, text: str, path: str, scope: str, depth: int) -> Value | None:
         """What one fact says the variable holds: its type, the value assigned, an
         element of the value it iterates, a container of what is put into it."""
-        if form is TYPED:
-            return self._type_value(text, path, scope, depth + 1)
+        if form is TYPED or form is CALLBACK:  # CALLBACK: the callee's parameter's function type
+            return (self._type_value if form is TYPED else self._callback_value)(text, path, scope, depth + 1)
         value = self._expr_value(text, path, scope, depth + 1)
         if form is ASSIGNED or value is None or value == EXTERNAL:
             return value if form is ASSIGNED or form is ELEMENTS or form is SECOND else None
@@ -334,24 +335,6 @@ class Values(Returns):
             if classes:
                 return called_or_read(classes, head[-1].endswith("()")), parts[i - 1:]
         return None
-
-    @staticmethod
-    def _either_value(values: list[Value | None]) -> Value | None:
-        """A value that is one of these: the repository ones of the first kind among
-        them (``c ? option : null`` → the option); EXTERNAL when every one is."""
-        kind: ValueKind | None = None
-        ids: list[str] = []
-        exact = True
-        for value in values:
-            if value is None or value == EXTERNAL:
-                continue
-            if kind is None or value.kind is kind:
-                kind = value.kind
-                ids.extend(i for i in value.ids if i not in ids)
-                exact = exact and value.exact
-        if ids:
-            return Value(kind, tuple(ids), exact)  # type: ignore[arg-type]
-        return EXTERNAL if values and all(v == EXTERNAL for v in values) else None
 
     def _parts_value(self, parts: list[str], path: str, scope: str, depth: int) -> Value | None:
         first = parts[0]
