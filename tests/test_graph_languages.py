@@ -253,6 +253,12 @@ CASES = {
         (f"{QL}/parse.js", "exports", "merge", 16, {f"{QL}/utils.js::merge"}, "import"),
     ],
     "java": [
+        # a test source root declaring the same package sees its classes without an import
+        ("test/com/acme/select/CollectorTest.java", "CollectorTest.counts", "Collector", 8,
+         {"com/acme/select/Collector.java::Collector"}, "package"),
+        # `import static com.acme.select.Matchers.anyOf;`: the static method of that class
+        ("test/com/acme/select/CollectorTest.java", "CollectorTest.counts", "anyOf", 9,
+         {"test/com/acme/select/Matchers.java::Matchers.anyOf"}, "import"),
         # the JDK's classes (imported from java.*): outside, never Token's methods by name
         ("com/acme/Report.java", "Report.render", "incrementAndGet", 12, None, None),
         ("com/acme/Report.java", "Report.render", "toString", 13, None, None),

@@ -114,6 +114,14 @@
   (scoped_identifier
     name: (identifier) @name) @source .) @reference.import
 
+; package org.apache.commons.csv;   (a fact: the package the file declares; its
+; classes see the package's others wherever their source root is: src/main, src/test)
+(package_declaration [(scoped_identifier) (identifier)] @name) @reference.package
+
+; package org.apache.commons.csv;   (a fact: the package the file declares; its
+; classes see the package's others wherever their source root is: src/main, src/test)
+(package_declaration [(scoped_identifier) (identifier)] @name) @reference.package
+
 ; import java.util.*;   (name "*": every public type of the package)
 (import_declaration
   (scoped_identifier) @source

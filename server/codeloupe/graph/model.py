@@ -143,8 +143,9 @@ class TypeRef:
 #    names one place; JS runtime globals (`process`, `Math`) undeclared are the runtime's;
 # 9: Rust `crate::x::f()` calls, a bench/test crate's `use <crate>::X` from the library's
 #    root, `super::Trait` bounds, a bodiless trait method's return type; 10: TypeScript
-#    inline callbacks' parameters typed by the callee's function-typed parameter
-RESOLUTION = 10
+#    inline callbacks' parameters typed by the callee's function-typed parameter;
+# 11: Java's declared package across source roots, `import static a.b.C.m`
+RESOLUTION = 11
 
 
 class ValueKind(StrEnum):

@@ -178,6 +178,9 @@ class Language:
     # also a call of what its body calls, from the same line (`PUT(e, c)` expanding to
     # `FLUSH(e)` and on to `yaml_emitter_flush(e)`); the query that finds the definitions
     function_macros = ""
+    # a file's declared package (a ``package`` fact) makes the package, not its folder
+    # (Java: src/main/java/a/b and src/test/java/a/b are one package)
+    declared_packages = False
     # C/C++ conditional compilation (``extract.preproc``): the macros a definition needs
     # (``guard`` facts) and those a file defines (``defines``): an include does not offer
     # a file a definition its translation unit leaves out

@@ -48,7 +48,7 @@ class CSharp(Language):
         found = self.qualified_import(ctx, source, original)
         if found is not None:
             return found
-        return package_import(ctx, source, original, depth)
+        return package_import(ctx, source, original, depth, self)
 
 
 CSHARP = CSharp()

@@ -8,7 +8,7 @@ from typing import Any
 from .base import ImportContext, Language, PackageScope
 
 
-def package_import(ctx: ImportContext, source: str, original: str, depth: int) -> Any:
+def package_import(ctx: ImportContext, source: str, original: str, depth: int, lang: Language | None = None) -> Any:
     """``import a.b.C``: the member ``C`` of the file ``a/b/C.*`` (or of ``a/b.*``), else
     the top-level ``C`` of a file of the package folder ``a/b``."""
     modpath = source.replace(".", "/")
@@ -17,6 +17,10 @@ def package_import(ctx: ImportContext, source: str, original: str, depth: int) -
         return ctx.module_member(tuple(files), original, depth + 1)
     parent = modpath.rsplit("/", 1)[0]
     found = [s for p in ctx.package_files(parent) for s in ctx.top_level(p, original)]
+    if not found and "/" in parent:  # `import static a.b.C.m;`: the member m of the class C
+        owner = parent.rsplit("/", 1)[1]
+        files = set(ctx.module_files(parent))
+        found = [s for s in ctx.qualified(f"{owner}.{original}", lang or JAVA) or () if s.path in files]
     return found or None
 
 
@@ -37,6 +41,7 @@ class Java(Language):
     own_constructor_calls = frozenset({"this"})
     base_constructor_calls = frozenset({"super"})
     package_scope = PackageScope.CLASSES
+    declared_packages = True
     # overloads: a call goes to the methods of its name that take its argument count, then
     # to those its arguments' types fit (extract.arity; graph/resolve/narrow.py)
     parameters_field = "parameters"
@@ -65,7 +70,7 @@ class Java(Language):
         them) are outside."""
         if source.startswith(_PLATFORM_PACKAGES):
             return ctx.external_value
-        return package_import(ctx, source, original, depth)
+        return package_import(ctx, source, original, depth, self)
 
 
 JAVA = Java()

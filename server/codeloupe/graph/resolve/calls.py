@@ -404,9 +404,10 @@ class Calls(Narrowing):
         """A definition the file sees without importing it: of its package folder, of
         a file it includes, of a namespace it is in, of a ``*`` import."""
         if lang.package_scope is not PackageScope.NONE:
-            here = folder(path)
+            here, package = folder(path), self.declared_package(path) if lang.declared_packages else ""
+            peers = self.package_paths(package) if package else ()
             same = [s for s in self._bare_callables(self.named(name), lang) if s.path != path
-                    and folder(s.path) == here
+                    and (folder(s.path) == here or s.path in peers)
                     and s.language == lang.name and s.parent == self.module_of(s.path)]
             if lang.package_scope is PackageScope.CLASSES:
                 same = [s for s in same if s.kind in CLASS_KINDS]

@@ -211,6 +211,15 @@ class Reads:
                 out.extend(declared)
         return sorted(out)
 
+    def package_paths(self, package: str) -> frozenset[str] | set[str]:
+        """The files that declare this package (Java: wherever their source root is)."""
+        self._record(module_key(package))
+        return self.index.packages.get(package, frozenset())
+
+    def declared_package(self, path: str) -> str:
+        """The package a file declares, "" for none."""
+        return self._idx_facts.get(path, _NO_FACTS).package
+
     def member_names(self, owner_id: str) -> list[str]:
         """The names of the members an interface declares, sorted."""
         self._record(members_key(owner_id))

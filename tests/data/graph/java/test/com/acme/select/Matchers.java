@@ -1,0 +1,7 @@
+package com.acme.select;
+
+public final class Matchers {
+    public static Evaluator anyOf() {
+        return null;
+    }
+}
