@@ -446,6 +446,11 @@ CASES = {
         (CM, "report_all", "Report", 47, {f"{CM}::Report"}, "local"),
     ],
     "csharp": [
+        # `StreamReader rdr`: a type no file of the repository declares, and no type
+        # parameter: an outside class, not the repository's only `Close` (Dialog's)
+        ("Files.cs", "App.Files.Store.Load", "Close", 15, None, None),
+        # `T copy` in `class Store<T>`: a type parameter, unknown: the name candidate stays
+        ("Files.cs", "App.Files.Store.Keep", "Close", 21, {"Files.cs::App.Files.Dialog.Close"}, "unique"),
         # overloads by argument count (a default value, `params`) and by the arguments' types
         ("Printer.cs", "Acme.Printer.Run", "Print", 15, {"Printer.cs::Acme.Printer.Print"}, "self"),
         ("Printer.cs", "Acme.Printer.Run", "Print", 16, {"Printer.cs::Acme.Printer.Print#2"}, "self"),

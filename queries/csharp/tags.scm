@@ -175,3 +175,11 @@
   returns: (_) @name) @reference.returns
 
 (return_statement (_) @name) @reference.return
+
+; a class's or a method's type parameters (`class A<T>`, `void M<TKey>()`): names bound
+; there (declared, of no type), so a local typed `T` is not taken for an outside type
+(type_parameter_list (type_parameter (identifier) @name)) @reference.typed
+
+; a class's or a method's type parameters (`class A<T>`, `void M<TKey>()`): names bound
+; there (declared, of no type), so a local typed `T` is not taken for an outside type
+(type_parameter_list (type_parameter (identifier) @name)) @reference.typed

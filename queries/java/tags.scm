@@ -184,3 +184,11 @@
 ; return: @name a value the enclosing function returns (its type when nothing
 ; declares one)
 (return_statement (_) @name) @reference.return
+
+; a class's or a method's type parameters (`class A<T>`, `<K> void m()`): names bound
+; there (declared, of no type), so a local typed `T` is not taken for an outside type
+(type_parameters (type_parameter (type_identifier) @name)) @reference.typed
+
+; a class's or a method's type parameters (`class A<T>`, `<K> void m()`): names bound
+; there (declared, of no type), so a local typed `T` is not taken for an outside type
+(type_parameters (type_parameter (type_identifier) @name)) @reference.typed

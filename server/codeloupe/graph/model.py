@@ -144,8 +144,10 @@ class TypeRef:
 # 9: Rust `crate::x::f()` calls, a bench/test crate's `use <crate>::X` from the library's
 #    root, `super::Trait` bounds, a bodiless trait method's return type; 10: TypeScript
 #    inline callbacks' parameters typed by the callee's function-typed parameter;
-# 11: Java's declared package across source roots, `import static a.b.C.m`
-RESOLUTION = 11
+# 11: Java's declared package across source roots, `import static a.b.C.m`; 12: Java/C#
+#    plain type names no file declares (nor a type parameter) are outside types; an outside
+#    annotation holds where the assigned values tell nothing
+RESOLUTION = 12
 
 
 class ValueKind(StrEnum):

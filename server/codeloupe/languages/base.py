@@ -178,6 +178,9 @@ class Language:
     # also a call of what its body calls, from the same line (`PUT(e, c)` expanding to
     # `FLUSH(e)` and on to `yaml_emitter_flush(e)`); the query that finds the definitions
     function_macros = ""
+    # every type a declaration names is a class declared somewhere (Java, C#): a plain
+    # name the repository does not define, nor a type parameter, is an outside type
+    closed_types = False
     # a file's declared package (a ``package`` fact) makes the package, not its folder
     # (Java: src/main/java/a/b and src/test/java/a/b are one package)
     declared_packages = False

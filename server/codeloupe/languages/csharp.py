@@ -22,6 +22,7 @@ class CSharp(Language):
     own_constructor_calls = frozenset({"this"})
     base_constructor_calls = frozenset({"super", "base"})
     package_scope = PackageScope.CLASSES
+    closed_types = True
     namespaced = True
     # overloads: by argument count, then by the arguments' types (extract.arity); `params`
     # stands inline in the parameter list (its type and name are no `parameter` node)

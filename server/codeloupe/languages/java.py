@@ -42,6 +42,7 @@ class Java(Language):
     base_constructor_calls = frozenset({"super"})
     package_scope = PackageScope.CLASSES
     declared_packages = True
+    closed_types = True
     # overloads: a call goes to the methods of its name that take its argument count, then
     # to those its arguments' types fit (extract.arity; graph/resolve/narrow.py)
     parameters_field = "parameters"

@@ -65,6 +65,19 @@ class Callbacks(Returns):
             out.extend(s for s in found if s.kind in FUNCTION_KINDS and s not in out)
         return out
 
+    def _bound_around(self, name: str, path: str, scope: str) -> bool:
+        """Is ``name`` a variable, a member or a type parameter of ``scope`` or of a
+        scope around it (``class Store<T>``: T in its methods)?"""
+        sid: str | None = scope
+        for _ in range(MAX_DEPTH):
+            s = self.symbol(sid) if sid else None
+            if s is None:
+                return False
+            if self.local_vars(path, s.id, name) or s.kind in CLASS_KINDS and self.attr_facts(s, name):
+                return True
+            sid = s.parent
+        return False
+
     @staticmethod
     def _either_value(values: list[Value | None]) -> Value | None:
         """A value that is one of these: the repository ones of the first kind among

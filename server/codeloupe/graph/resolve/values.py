@@ -70,13 +70,15 @@ class Values(Callbacks):
         if depth > MAX_DEPTH:
             return self._cut()
         typed = [f for f in facts if f.form is TYPED]
+        first = None
         if typed and len(typed) < len(facts):
             first = self._eval_facts(typed, path, scope, depth + 1)
             if first is not None and first != EXTERNAL:
                 return first  # the annotation, when it names repository classes
         chosen = [f for f in facts if f.form is ASSIGNED or f.form in MUTATIONS] \
             if typed and len(typed) < len(facts) else facts
-        return self._facts_value([(f.form, f.text, scope) for f in chosen if f.form is not DECLARED], path, depth)
+        value = self._facts_value([(f.form, f.text, scope) for f in chosen if f.form is not DECLARED], path, depth)
+        return first if value is None else value  # an outside annotation, where the values tell nothing
 
     def _facts_value(self, facts: list[tuple[FactForm, str, str]], path: str, depth: int) -> Value | None:
         """What (form, text, scope) facts say together: the repository values of the
@@ -153,7 +155,11 @@ class Values(Callbacks):
             stripped = _REFERENCE.sub("", text.strip())  # Rust `&[u8]`, `&'a mut [T]`: a slice
             head = stripped.split("[", 1)[0].split("<", 1)[0].strip()
             return EXTERNAL if head in EXTERNAL_TYPES or stripped.startswith(("[", "{", "(")) else None
-        return self._memoized((TYPE, path, scope, name), self._compute_type, depth + 1)
+        value = self._memoized((TYPE, path, scope, name), self._compute_type, depth + 1)
+        if value is None and lang.closed_types and name.isidentifier() and not any(c in text for c in "<[") \
+                and not self.named(name) and not self._bound_around(name, path, scope):
+            return EXTERNAL  # `StreamReader rdr`: no class of the repository, no type parameter
+        return value
 
     def _compute_type(self, path: str, scope: str, name: str, depth: int) -> Value | None:
         parts = name.split(".")
