@@ -403,6 +403,8 @@ CASES = {
         ("app/check.cpp", "run_checks", "check", 23, {"app/check.cpp::check#4"}, "local"),
         # `result` declared twice (in blocks), both Status: its type is known
         ("app/check.cpp", "run_checks", "check", 26, {"app/check.cpp::check#2"}, "local"),
+        # an argument that is a call: the type its function declares (`const char* text()`)
+        ("app/check.cpp", "print_checks", "check", 37, {"app/check.cpp::check"}, "local"),
         (CF, "util.Format", "ToStr", 21, {f"{CF}::util.ToStr#2"}, "local"),
         (CF, "util.Format", "ToStr", 22, {f"{CF}::util.ToStr#3"}, "local"),
         (CF, "util.Format", "ToStr", 23, {f"{CF}::util.ToStr#4"}, "local"),

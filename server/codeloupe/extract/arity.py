@@ -208,6 +208,11 @@ def _argument_type(a: Node, lang: Language) -> str:
             is not None and fn.text and (fn.type == "primitive_type" or fn.type == "identifier" and normal_type(
                 fn.text.decode("utf-8", "replace")) in ARITHMETIC_TYPES):
         return normal_type(fn.text.decode("utf-8", "replace"))  # C++ `unsigned(100)`, `int(x)`: a cast
+    if a.type == "call_expression" and (fn := a.child_by_field_name("function")) is not None and fn.text \
+            and fn.type in ("identifier", "field_expression"):
+        called = fn.text.decode("utf-8", "replace").replace("->", ".")
+        if len(called) <= _TYPE_LIMIT and called.replace(".", "").replace("_", "").isalnum():
+            return "@" + called  # `printer.CStr()`: what that call returns (the resolver reads it)
     if a.type == "conditional_expression":  # `ok ? "true" : "false"`: the branches' type, when one
         branches = {_argument_type(b, lang) for b in (a.child_by_field_name("consequence"),
                                                        a.child_by_field_name("alternative")) if b is not None}

@@ -146,8 +146,9 @@ class TypeRef:
 #    inline callbacks' parameters typed by the callee's function-typed parameter;
 # 11: Java's declared package across source roots, `import static a.b.C.m`; 12: Java/C#
 #    plain type names no file declares (nor a type parameter) are outside types; an outside
-#    annotation holds where the assigned values tell nothing
-RESOLUTION = 12
+#    annotation holds where the assigned values tell nothing; 13: a C++ call argument's
+#    type is the declared return type of the function it calls
+RESOLUTION = 13
 
 
 class ValueKind(StrEnum):

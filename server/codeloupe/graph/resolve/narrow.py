@@ -191,6 +191,10 @@ class Narrowing(Values):
         enumerator of an enum of this file or one it includes: that enum, certain."""
         if not shown:
             return None
+        if shown.startswith("@"):  # a call's result: the type its functions declare, if one
+            declared = {normal_type(t) for f in self._callee_functions(shown[1:], path, caller, 1)
+                        if (t := self.returns_of(f))}
+            return (declared.pop(), False) if len(declared) == 1 else None
         if not shown.startswith("="):
             return shown, True
         name, address = shown[1:].rstrip("*"), shown.endswith("*")

@@ -27,3 +27,12 @@ int run_checks() {
   }
   return 0;
 }
+
+struct Printer {
+  const char* text() { return "x"; }
+};
+
+int print_checks() {
+  Printer p;
+  return check("text", p.text(), p.text());  // what text() returns: the const char* one
+}
