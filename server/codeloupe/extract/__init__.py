@@ -79,9 +79,9 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 23: JS module wrappers (IIFE, UMD/AMD factories, a bundle's modules) are top levels of their own;
 #     a Rust trait method without a body has its `returns` fact.
 # 24: TypeScript `cbparam` / `cbtypes` facts (an inline callback's parameters, typed by context).
-# 25: Java's `package` fact; Java and C# type parameters as declared names of their scope;
-#     a C++ call argument that is a call shown as `@callee`.
-EXTRACT_VERSION = 25
+# 25: Java's `package` fact; Java and C# type parameters as declared names of their scope.
+# 26: a C++ call argument that is a call, shown as `@callee`.
+EXTRACT_VERSION = 26
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
