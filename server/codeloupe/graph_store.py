@@ -237,8 +237,11 @@ def current_graph(root: Path, settings: Settings, *,
     except OSError:
         return None
     if rescan:
-        found = scan(root, max_bytes=settings.max_file_bytes, exclude=settings.exclude,
-                     include=settings.include)
+        try:
+            found = scan(root, max_bytes=settings.max_file_bytes, exclude=settings.exclude,
+                         include=settings.include)
+        except OSError:
+            return None  # the update reports it
         files = ((f.path, f.size, f.mtime_ns, f.language) for f in found.files)
         if disk_key(files, found.skipped) != record["disk"]:
             return None
