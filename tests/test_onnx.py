@@ -3,6 +3,8 @@ identity, the export cache (reused, damaged, concurrent-safe), selection."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from codeloupe.embed import (
     onnx_backend,
     resolve_backend,
 )
+from codeloupe.embed.tokenizer import CHECK_FILE, FastTokenizer
 from codeloupe.index import Index
 
 from .conftest import SAMPLE_REPO, write_tree
@@ -104,6 +107,35 @@ def test_cached_export_is_reused(cache: Path, onnx_embedder, monkeypatch) -> Non
     assert again.path == onnx_embedder.path
     assert np.allclose(again.embed(CODE[:2]), onnx_embedder.embed(CODE[:2]), atol=1e-6)
     assert [p.name for p in cache.iterdir()] == [onnx_embedder.path.parent.name]  # no temp left
+
+
+def test_the_tokenizer_is_read_directly_once_checked_the_same(cache: Path, onnx_embedder) -> None:
+    """The first load checked tokenizers alone against AutoTokenizer and kept the outcome
+    beside the export; later loads read tokenizer.json directly, with the same tokens and
+    vectors and without transformers or torch; another cut-off, a recorded difference or
+    another tokenizer.json go through AutoTokenizer (and are checked)."""
+    folder = onnx_embedder.path.parent
+    check = json.loads((folder / CHECK_FILE).read_text())
+    assert check["same"] and check["max_lengths"] == [256]
+    assert not isinstance(onnx_embedder._tokenizer, FastTokenizer)
+    again = load_embedder("default", backend="onnx", cache_dir=cache)
+    assert isinstance(again._tokenizer, FastTokenizer)
+    assert again.count_tokens(CODE) == onnx_embedder.count_tokens(CODE)
+    assert np.allclose(again.embed(CODE), onnx_embedder.embed(CODE), atol=1e-6)
+    code = (f"import sys; from codeloupe.embed import load_embedder; "
+            f"load_embedder('default', backend='onnx', cache_dir={str(cache)!r}).embed_query('x'); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'torch', 'transformers', 'sentence_transformers'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr
+    short = load_embedder("default", backend="onnx", cache_dir=cache, max_tokens=128)
+    assert not isinstance(short._tokenizer, FastTokenizer)
+    assert json.loads((folder / CHECK_FILE).read_text())["max_lengths"] == [128, 256]
+    for forged in ({**check, "same": False}, {**check, "tokenizer_sha256": "0" * 64}):
+        (folder / CHECK_FILE).write_text(json.dumps(forged))
+        assert not isinstance(load_embedder("default", backend="onnx", cache_dir=cache)._tokenizer,
+                              FastTokenizer)
+    assert json.loads((folder / CHECK_FILE).read_text())["same"]  # checked again
 
 
 def test_damaged_cache_is_exported_again(cache: Path, onnx_embedder, monkeypatch) -> None:

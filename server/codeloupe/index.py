@@ -34,12 +34,13 @@ from .embed import (
 from .errors import CodeloupeError
 from .extract import EXTRACT_VERSION, extract
 from .filejob import Parsed, ParseJob, file_hash, parse_batch, parse_file, snippet_of
+from .graph_store import record_sync, settings_key
 from .indexdir import locate
 from .languages import language_for_path
 from .model import FileExtraction
 from .pending import PendingPage, Progress, forward_only
 from .safeio import open_no_follow
-from .scan import ScannedFile, scan
+from .scan import ScannedFile, ScanResult, scan
 from .store import FileRow, IndexAbsent, IndexDamaged, Store
 from .workers import TimedOut, WorkersUnavailable, run_batches
 
@@ -279,6 +280,7 @@ class Index:
 
         stat_only: list[FileRow] = []
         pending_parsed: list[Parsed] = []
+        left_out: set[str] = set()  # read and skipped for what they hold: the same next time
         done = 0
         for parsed in self._parse_all(todo, known):
             done += 1
@@ -294,6 +296,8 @@ class Index:
                 report.skipped[parsed.skipped] = report.skipped.get(parsed.skipped, 0) + 1
                 if parsed.path in known:
                     deleted.append(parsed.path)
+                if parsed.hash:  # it was read: binary, generated, ... (not unreadable, timed out)
+                    left_out.add(parsed.path)
             else:
                 pending_parsed.append(parsed)
             if len(pending_parsed) >= _WRITE_EVERY:
@@ -313,8 +317,19 @@ class Index:
         report.files = self.store.file_count()
         report.symbols = self.store.symbol_count()
         report.pending_embeddings = self.store.count_pending()
+        self._record_sync(scanned, left_out)
         report.seconds_to_symbols = time.perf_counter() - t0
         return report
+
+    def _record_sync(self, scanned: ScanResult, left_out: set[str]) -> None:
+        """What this sync saw and left, for the next command to find the saved graph
+        current without opening the store (``graph_store.record_sync``); a record that
+        cannot be written is only a note in the log."""
+        key = settings_key(self.root, self.location.uri, self.settings, self.model_id)
+        try:
+            record_sync(self.store, key, scanned, left_out)
+        except OSError as exc:
+            log.info("codeloupe: cannot record the sync in %s: %s", self.location.uri, exc)
 
     def _job(self, rel: str, language: str, old_hash: str | None) -> ParseJob:
         s = self.settings

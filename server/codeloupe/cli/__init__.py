@@ -3,9 +3,10 @@
 Progress goes to stderr; results go to stdout (JSON with ``--json``). One module a
 command group (``index_cmd``: index and status; ``search_cmd``; ``ask_cmd``;
 ``graph_cmd``: calls, path, graph; ``serve_cmd``), the arguments of all of them in
-``parser``, and what they share in ``common``. Only the module of the command that
-runs is imported (``COMMANDS``): ``status`` never loads the language server, and
-``--help`` loads no engine at all.
+``parser``, what they share in ``common``, opening an index in ``opening``. Only the
+module of the command that runs is imported (``COMMANDS``): ``status`` never loads
+the language server, ``--help`` loads no engine at all, and ``calls``, ``path`` and
+``graph`` load neither LanceDB nor an embedding library when the saved graph answers.
 """
 
 from __future__ import annotations

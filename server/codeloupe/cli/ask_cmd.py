@@ -10,7 +10,8 @@ import sys
 from ..ask import AskError, ask, llm_config
 from ..ask.llm import ChatClient, LLMError
 from ..config import Settings
-from .common import CliError, err, note, open_for_query
+from .common import CliError, err, note
+from .opening import open_for_query
 
 
 def _reachable_client(settings: Settings):  # llm.ChatClient | None

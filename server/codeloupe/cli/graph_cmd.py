@@ -1,6 +1,8 @@
 """``codeloupe calls``, ``codeloupe path`` and ``codeloupe graph``: the reference map
 from a terminal. The index is brought up to date first (symbols and references only:
-these commands never wait for embeddings)."""
+these commands never wait for embeddings); when the record of the last sync shows
+there is nothing to bring up to date, the saved graph answers without opening the
+index (``graph_store.current_graph``: no LanceDB, no engine)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from ..graph import DEFAULT_MIN_CONFIDENCE, Edge, Graph, SymbolInfo
-from ..workspace import graph_for
-from .common import CliError, err, open_for_query
+from ..graph_store import current_graph, graph_for_store
+from .common import CliError, err, note, settings_of
 from .common import out as _print
 
 
@@ -21,9 +24,22 @@ class TargetError(Exception):
 
 
 def load_graph(args: argparse.Namespace) -> Graph:
-    """The call graph of the folder, the index brought up to date first."""
+    """The call graph of the folder, the index brought up to date first (unless
+    ``--no-update``). When the last sync's record proves that would change nothing,
+    the graph saved beside the index, read without opening it; else the index is
+    opened (importing LanceDB and the engine: most of the command's time), updated,
+    and its graph loaded or built."""
+    saved = current_graph(Path(args.root).expanduser(), settings_of(args),
+                          rescan=not args.no_update)
+    if saved is not None:
+        graph, location = saved
+        if location.note:
+            note(location.note)
+        return graph
+    from .opening import open_for_query  # deferred: the engine and LanceDB, ~0.5-1 s
+
     index = open_for_query(args.root, args, needs_model=False)
-    return graph_for(index)  # the saved graph when the index has not changed since
+    return graph_for_store(index.store)  # the saved graph when the index has not changed since
 
 
 def find_symbols(graph: Graph, target: str) -> list[SymbolInfo]:

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from ..store import IndexAbsent, IndexDamaged, IndexMismatch
-from .common import note, open_index, progress_reporter
+from .common import note, progress_reporter
+from .opening import open_index
 
 
 def run_index(args: argparse.Namespace) -> int:

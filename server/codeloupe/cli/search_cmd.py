@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from ..languages import normalize_language
 from ..search import Searcher
-from .common import note, open_for_query
+from .common import note
+from .opening import open_for_query
 
 
 def run_search(args: argparse.Namespace) -> int:

@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from .base import (
     model_identity,
 )
 from .memory import tame_malloc, trim
+from .tokenizer import INPUT_NAMES, checked_tokenizer, record_check
 
 log = logging.getLogger(__name__)
 
@@ -249,10 +251,17 @@ def export_int8(transformer_dir: Path, out: Path, input_names: list[str],
         extra.unlink(missing_ok=True)
 
 
+def export_folder(location: Path, trust_remote_code: bool = False, root: Path | None = None) -> Path:
+    """The folder of a model's export (``cache_key`` under ``root``, default ``cache_root``)."""
+    return (root or cache_root()) / cache_key(location, trust_remote_code)
+
+
 def cached_model(location: Path, transformer_dir: Path, input_names: list[str],
-                 trust_remote_code: bool = False, root: Path | None = None) -> Path:
-    """The int8 ONNX file of a model, exported on first use. Returns its path."""
-    folder = (root or cache_root()) / cache_key(location, trust_remote_code)
+                 trust_remote_code: bool = False, root: Path | None = None, *,
+                 folder: Path | None = None) -> Path:
+    """The int8 ONNX file of a model in its export folder (``folder``, else
+    ``export_folder``), exported on first use. Returns its path."""
+    folder = folder or export_folder(location, trust_remote_code, root)
     if _valid(folder):
         return folder / MODEL_FILE
     if (folder / MODEL_FILE).exists():
@@ -320,30 +329,26 @@ class OnnxEmbedder:
         tame_malloc()
         location = resolve_location(model)
         transformer_dir, self._pooling, max_seq = read_layout(location)
-        with contextlib.suppress(Exception):
-            import transformers
+        folder = export_folder(location, trust_remote_code, Path(cache_dir) if cache_dir else None)
 
-            transformers.logging.set_verbosity_error()
-            transformers.logging.disable_progress_bar()
-        from transformers import AutoTokenizer
+        def cut_off(model_max_length: int | None) -> int:
+            limit = max_seq or min(model_max_length or 512, 512)
+            return int(min(limit, max_tokens) if max_tokens else limit)
 
-        try:
-            self._tokenizer = AutoTokenizer.from_pretrained(
-                str(transformer_dir), trust_remote_code=trust_remote_code)
-        except Exception as exc:
-            raise EmbeddingError(f"cannot load the tokenizer of {model!r}: {exc}") from exc
-        self._input_names = [n for n in self._tokenizer.model_input_names
-                             if n in ("input_ids", "attention_mask", "token_type_ids")]
-        limit = max_seq or min(getattr(self._tokenizer, "model_max_length", 512) or 512, 512)
-        if max_tokens:
-            limit = min(limit, max_tokens)
-        self.max_tokens = int(limit)
+        # tokenizer.json read directly once checked the same (embed.tokenizer): no transformers
+        direct = checked_tokenizer(folder, transformer_dir, trust_remote_code, cut_off)
+        self._tokenizer = direct or self._auto_tokenizer(model, transformer_dir, trust_remote_code)
+        self._input_names = [n for n in self._tokenizer.model_input_names if n in INPUT_NAMES]
+        self.max_tokens = cut_off(getattr(self._tokenizer, "model_max_length", 512))
         self.batch_size = batch_size
         # a fast tokenizer called from two threads at once (the language server embeds
         # in one and searches in another) can fail with "Already borrowed"
         self._lock = threading.Lock()
         self.path = cached_model(location, transformer_dir, self._input_names, trust_remote_code,
-                                 Path(cache_dir) if cache_dir else None)
+                                 folder=folder)
+        if direct is None:
+            record_check(folder, transformer_dir, self._tokenizer, self._input_names,
+                         self.max_tokens, trust_remote_code)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or os.cpu_count() or 1
         opts.inter_op_num_threads = 1
@@ -354,6 +359,22 @@ class OnnxEmbedder:
         except Exception as exc:
             raise EmbeddingError(f"cannot load the ONNX model {self.path}: {exc}") from exc
         self.dim = int(self._run(["x"]).shape[1])
+
+    @staticmethod
+    def _auto_tokenizer(model: str, transformer_dir: Path, trust_remote_code: bool) -> Any:
+        """transformers' ``AutoTokenizer`` of the model (imports transformers)."""
+        with contextlib.suppress(Exception):
+            import transformers
+
+            transformers.logging.set_verbosity_error()
+            transformers.logging.disable_progress_bar()
+        from transformers import AutoTokenizer
+
+        try:
+            return AutoTokenizer.from_pretrained(str(transformer_dir),
+                                                 trust_remote_code=trust_remote_code)
+        except Exception as exc:
+            raise EmbeddingError(f"cannot load the tokenizer of {model!r}: {exc}") from exc
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens of each text, special tokens in, cut at ``max_tokens``."""

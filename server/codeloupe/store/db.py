@@ -29,6 +29,7 @@ from .errors import (
     damage_detail,
     is_failure,
 )
+from .loading import import_lancedb
 from .rows import Rows
 from .schema import (
     FILES,
@@ -63,8 +64,7 @@ class Store(Rows, Vectors, Upkeep):
 
     def __init__(self, uri: str, model_id: str, dim: int | None, text_version: int = 0,
                  extract_version: int = 0, *, writable: bool = True, check_model: bool = True, rebuild: bool = True) -> None:
-        import lancedb
-
+        lancedb = import_lancedb()  # here, not at the top: only a store that opens pays for it
         self.uri = uri
         self.model_id = model_id
         self.dim = dim
