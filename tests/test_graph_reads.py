@@ -38,7 +38,7 @@ def _arguments(g, method: str) -> list[object]:
     by_name = {"symbol_id": cls.id, "owner_id": cls.id, "name": "pipe", "path": PHP_RELAY,
                "qualified": "App.Relay", "modpath": "src/Relay", "source": "App/Net",
                "head": "App", "bound": "StreamInterface", "scope": fn.id, "cls": cls, "f": fn,
-               "symbol": cls, "paths": [PHP_RELAY]}
+               "symbol": cls, "paths": [PHP_RELAY], "exact": False, "package": "App"}
     params = list(inspect.signature(getattr(Reads, method)).parameters)[1:]
     return [by_name[p] for p in params]
 

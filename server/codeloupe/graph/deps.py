@@ -22,6 +22,7 @@ HEAD_PREFIX = "head:"  # + the first part of a namespace: whether the repository
 MEMBERS_PREFIX = "members:"  # + an interface's id: the names of its methods
 DEFINES_PREFIX = "def:"  # + a path: the macros that file defines
 MACRO_PREFIX = "macro:"  # + a macro name: the files that define it
+PACKAGE_PREFIX = "pkg:"  # + a path: the package that file declares
 
 
 def module_key(tail: str) -> str:
@@ -62,6 +63,11 @@ def members_key(owner: str) -> str:
 def defines_key(path: str) -> str:
     """The macros file ``path`` #defines."""
     return DEFINES_PREFIX + path
+
+
+def package_key(path: str) -> str:
+    """The package file ``path`` declares."""
+    return PACKAGE_PREFIX + path
 
 
 def macro_key(name: str) -> str:

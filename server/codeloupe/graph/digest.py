@@ -64,6 +64,7 @@ def digest_facts(out: dict[str, set], path: str, facts: FileFacts, module: str |
         function_entries(out, facts, fid)
     if facts.package:
         out[deps.module_key(facts.package)].add((Seen.PACKAGE, path, facts.package))
+        out[deps.package_key(path)].add((Seen.PACKAGE, path, facts.package))
     if facts.defines:
         out[deps.defines_key(path)].add((Seen.DEFINES, tuple(sorted(facts.defines))))
         for name in facts.defines:

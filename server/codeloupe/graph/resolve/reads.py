@@ -29,6 +29,7 @@ from ..deps import (
     members_key,
     module_key,
     namespace_key,
+    package_key,
     short_name,
     subclass_key,
 )
@@ -218,6 +219,7 @@ class Reads:
 
     def declared_package(self, path: str) -> str:
         """The package a file declares, "" for none."""
+        self._record(package_key(path))
         return self._idx_facts.get(path, _NO_FACTS).package
 
     def member_names(self, owner_id: str) -> list[str]:
