@@ -253,6 +253,7 @@ CASES = {
         (f"{QL}/parse.js", "exports", "merge", 16, {f"{QL}/utils.js::merge"}, "import"),
     ],
     "java": [
+        ("com/acme/Node.java", "Node.count", "count", 9, {"com/acme/select/Collector.java::Collector.count"}, "type"),
         # a test source root declaring the same package sees its classes without an import
         ("test/com/acme/select/CollectorTest.java", "CollectorTest.counts", "Collector", 8,
          {"com/acme/select/Collector.java::Collector"}, "package"),

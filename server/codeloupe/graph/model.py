@@ -147,8 +147,9 @@ class TypeRef:
 # 11: Java's declared package across source roots, `import static a.b.C.m`; 12: Java/C#
 #    plain type names no file declares (nor a type parameter) are outside types; an outside
 #    annotation holds where the assigned values tell nothing; 13: a C++ call argument's
-#    type is the declared return type of the function it calls
-RESOLUTION = 13
+#    type is the declared return type of the function it calls; 14: a bare name a class
+#    with an outside base may inherit is an import or a class of that name first
+RESOLUTION = 14
 
 
 class ValueKind(StrEnum):

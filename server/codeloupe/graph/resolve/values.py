@@ -59,6 +59,7 @@ TYPE, ATTRIBUTE, VARIABLE, RETURNS = Lookup.TYPE, Lookup.ATTRIBUTE, Lookup.VARIA
 _CONSTANTS = ("None", "True", "False", "null", "true", "false", "nil")
 _REFERENCE = re.compile(r"^(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)+")
 _UNDECIDED = object()  # no scope around has the name: look further
+_INHERITED = object()  # none has it, but an outside base of a class around may: look further
 
 
 class Values(Callbacks):
@@ -389,7 +390,8 @@ class Values(Callbacks):
             return Value(CLASS if name in CLASS_NAMES else INSTANCE, (cls.id,))
         lang = self.language_of(path)
         found, scopes = self._scoped_value(name, path, scope, depth, types_only, lang)
-        if found is not _UNDECIDED:
+        inherited = found is _INHERITED  # perhaps a member of an outside base: if nothing else is
+        if found is not _UNDECIDED and not inherited:
             return found  # type: ignore[return-value]
         module = self.module_of(path)
         if module is not None and module not in {s.id for s in scopes}:
@@ -420,7 +422,7 @@ class Values(Callbacks):
             classes = self._classes_named(name, path, lang)
             if classes:
                 return Value(CLASS, tuple(c.id for c in classes))
-        if name in lang.external_names:
+        if inherited or name in lang.external_names:
             return EXTERNAL
         return None
 
@@ -428,8 +430,10 @@ class Values(Callbacks):
                       lang: Language) -> tuple[Value | object | None, list[SymbolInfo]]:
         """A name defined or assigned in ``scope`` or a scope around it (a member of the
         class, in a language whose methods see it bare), ``_UNDECIDED`` when none of
-        them has it; and the scopes looked in."""
+        them has it (``_INHERITED`` when a class around has an outside base that may
+        define it: an import or a class of that name still wins); and the scopes looked in."""
         scopes = self._scopes(scope)
+        inherited = False
         for s in scopes:
             if s.kind in CLASS_KINDS and s.id != scope and not lang.class_body_is_scope:
                 continue
@@ -454,9 +458,11 @@ class Values(Callbacks):
                 if named:  # the class or a base by its own name (C++ `Base::send()`)
                     return Value(CLASS, tuple(named)), scopes
                 value = self._attr_value(Value(INSTANCE, (s.id,)), name, False, depth + 1)
-                if value is not None:
+                if value == EXTERNAL:
+                    inherited = True  # NodeTraversor.traverse(...) in a class implementing Cloneable
+                elif value is not None:
                     return value, scopes
-        return _UNDECIDED, scopes
+        return (_INHERITED if inherited else _UNDECIDED), scopes
 
     def _imported_value(self, path: str, name: str, depth: int, types_only: bool) -> Value | None:
         """What an import binding holds, as a value (its classes, else its functions)."""
