@@ -253,6 +253,9 @@ CASES = {
         (f"{QL}/parse.js", "exports", "merge", 16, {f"{QL}/utils.js::merge"}, "import"),
     ],
     "java": [
+        # `this` is the caller's class: a Group is no Evaluator, the other overload
+        ("com/acme/select/Group.java", "Group.walkAll", "walk", 7,
+         {"com/acme/select/Walker.java::Walker.walk#2"}, "type"),
         ("com/acme/Node.java", "Node.count", "count", 9, {"com/acme/select/Collector.java::Collector.count"}, "type"),
         # a test source root declaring the same package sees its classes without an import
         ("test/com/acme/select/CollectorTest.java", "CollectorTest.counts", "Collector", 8,

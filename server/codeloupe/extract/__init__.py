@@ -81,7 +81,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 24: TypeScript `cbparam` / `cbtypes` facts (an inline callback's parameters, typed by context).
 # 25: Java's `package` fact; Java and C# type parameters as declared names of their scope.
 # 26: a C++ call argument that is a call, shown as `@callee`.
-EXTRACT_VERSION = 26
+# 27: a `this` argument shown as `=this`.
+EXTRACT_VERSION = 27
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

@@ -220,6 +220,8 @@ def _argument_type(a: Node, lang: Language) -> str:
         return "" if only.startswith("=") else only  # two names: their declared types may differ
     if a.type == "identifier":
         return "=" + text
+    if a.type == "this":  # the caller's class (Java, C#: `select(query, this)`)
+        return "=this"
     if a.type == "pointer_expression" and text.startswith("&"):  # C++ `&value`
         inner = text[1:].strip()
         return f"={inner}*" if inner.isidentifier() else ""

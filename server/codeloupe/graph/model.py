@@ -148,8 +148,10 @@ class TypeRef:
 #    plain type names no file declares (nor a type parameter) are outside types; an outside
 #    annotation holds where the assigned values tell nothing; 13: a C++ call argument's
 #    type is the declared return type of the function it calls; 14: a bare name a class
-#    with an outside base may inherit is an import or a class of that name first
-RESOLUTION = 14
+#    with an outside base may inherit is an import or a class of that name first;
+# 15: a `this` argument is the caller's class, and a class argument fits a class
+#    parameter only as that class or a subclass
+RESOLUTION = 15
 
 
 class ValueKind(StrEnum):

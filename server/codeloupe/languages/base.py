@@ -156,6 +156,7 @@ class Language:
     # a number converts to an enum parameter (C); not in C++ or Java, where an
     # overload taking an enum cannot take `(int)x`
     enum_from_number = True
+    this_pointer = False  # `this` is a pointer to the class (C++), not a reference to it
     skipped_parameter_nodes: frozenset[str] = frozenset()
     arity_opaque_parents: frozenset[str] = frozenset()
     argument_list_nodes: frozenset[str] = frozenset()

@@ -26,6 +26,7 @@ class Cpp(C):
     implicit_this = True
     cast_argument_types = True
     enum_from_number = False
+    this_pointer = True
     own_constructor_calls = frozenset({"this"})
     base_constructor_calls = frozenset({"super"})
     class_qualified_super = True

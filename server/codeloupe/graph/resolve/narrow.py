@@ -170,7 +170,8 @@ class Narrowing(Values):
             fit = [t for t in group if args < 0 or self._takes(t.target, args) is not False] or group
             types = {t.target: self.param_types_of(symbols[t.target]) or () for t in fit}
             enum = None if self.language_of(path).enum_from_number else self._is_enum
-            scored = [(_fit(types[t.target], given, enum), t) for t in fit]
+            scored = [(_fit(types[t.target], given, enum, lambda a, p: self._class_fits(a, p, path)), t)
+                      for t in fit]
             viable = [(score, t) for score, t in scored if score >= 0] or [(0, t) for t in fit]
             best = max(score for score, _ in viable)
             chosen = [t for score, t in viable if score == best]
@@ -191,6 +192,10 @@ class Narrowing(Values):
         enumerator of an enum of this file or one it includes: that enum, certain."""
         if not shown:
             return None
+        if shown == "=this":  # the caller's class, exactly
+            cls = self.enclosing_class(caller)
+            pointer = "*" if self.language_of(path).this_pointer else ""
+            return (cls.name + pointer, True) if cls is not None else None
         if shown.startswith("@"):  # a call's result: the type its functions declare, if one
             declared = {normal_type(t) for f in self._callee_functions(shown[1:], path, caller, 1)
                         if (t := self.returns_of(f))}
@@ -207,6 +212,16 @@ class Narrowing(Values):
         if len(set(typed)) != 1:  # declared in several blocks: the one type, if they agree
             return None
         return normal_type(typed[0]) + ("*" if address else ""), False
+
+    def _class_fits(self, arg: str, param: str, path: str) -> bool | None:
+        """Can a value of repository class ``arg`` be passed as ``param``: a class of
+        the repository it is or derives from? None when either is no repository class."""
+        lang = self.language_of(path)
+        have = self._classes_named(_bare(arg), path, lang)
+        want = {c.id for c in self._classes_named(_bare(param), path, lang)}
+        if not have or not want:
+            return None
+        return any(want & set(self._mro(c.id)[0]) for c in have)
 
     def _is_enum(self, type_name: str) -> bool:
         """Is this type, as a parameter declares it, an enum of the repository (and
@@ -250,7 +265,8 @@ class Narrowing(Values):
 
 
 def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None],
-         is_enum: Callable[[str], bool] | None = None) -> int:
+         is_enum: Callable[[str], bool] | None = None,
+         class_fits: Callable[[str, str], bool | None] | None = None) -> int:
     """How a call's arguments fit a function's parameters: -1 when one cannot convert
     (a string literal to a number, a number to a pointer, with ``is_enum`` a number to
     an enum) or a template's type parameter is deduced two ways (``T`` from an ``int``
@@ -271,7 +287,8 @@ def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None],
         elif _bare(param) == _bare(text) or not certain and _bare(param).rstrip("*") == _bare(text).rstrip("*"):
             score += 1
         elif certain and (not _converts(text, param) or is_enum is not None and text in ARITHMETIC_TYPES
-                          and is_enum(param)):
+                          and is_enum(param) or class_fits is not None and text not in ARITHMETIC_TYPES
+                          and "*" not in text and class_fits(text, param) is False):
             return -1
     return score
 
