@@ -517,6 +517,10 @@ CASES = {
          {f"{PHT}::App.Net.Transport.send": "type", f"{PHR}::App.Net.RetryingTransport.send": "subclass"}, None),
     ],
     "ruby": [
+        # `::Net::Util.pick`: a constant path from the top level
+        ("lib/top.rb", "top_pick", "pick", 2, {f"{RB}::Net.Util.pick"}, "import"),
+        # `::Readline` is the top level's (the standard library's), not Term::Readline
+        ("lib/top.rb", "Term.Readline.readline", "readline", 8, None, None),
         (RB, "Transport.send_it", "write", 13, {f"{RB}::Transport.write"}, "self"),
         (RB, "RetryingTransport.send_it", "log", 25, {f"{RB}::Logging.log"}, "self"),  # `include Logging`
         (RB, "RetryingTransport.send_it", "super", 26, {f"{RB}::Transport.send_it"}, "super"),

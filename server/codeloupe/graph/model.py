@@ -150,8 +150,8 @@ class TypeRef:
 #    type is the declared return type of the function it calls; 14: a bare name a class
 #    with an outside base may inherit is an import or a class of that name first;
 # 15: a `this` argument is the caller's class, and a class argument fits a class
-#    parameter only as that class or a subclass
-RESOLUTION = 15
+#    parameter only as that class or a subclass; 16: a path from the top (`::A::B.f`)
+RESOLUTION = 16
 
 
 class ValueKind(StrEnum):

@@ -140,9 +140,13 @@ class Calls(Narrowing):
             if isinstance(found, list) and found:
                 return self._targets(found, IMPORT, ctor=True), False
         if lang.constant_paths and "::" in receiver:  # `Thor::Util.find(...)`, wherever Thor is reopened
-            found = self._path_call(parts, name, lang)
+            top = receiver.lstrip().startswith("::")
+            found = self._path_call(parts, name, lang, top=top)
             if found is not None:
                 return found
+            if top and parts and not any(s.qualified_name == parts[0] for s in self._qualified(
+                    parts[0], lang, CLASS_KINDS)):
+                return [], True  # `::Readline.readline`: a top-level constant the repository does not define
         if lang.allocator_calls and receiver.split("(", 1)[0].strip() in lang.allocator_calls:
             value = self._allocated_value(receiver, path, caller, 0)  # `new(Route).PathPrefix(...)`
         else:
@@ -165,12 +169,16 @@ class Calls(Narrowing):
             return self._memoized((BY_NAME, name, METHODS_ONLY, lang.family), self._name_targets), False
         return self._by_name(name, with_receiver=True, lang=lang)
 
-    def _path_call(self, parts: list[str], name: str, lang: Language) -> Targets | None:
+    def _path_call(self, parts: list[str], name: str, lang: Language, top: bool = False) -> Targets | None:
         """A receiver of names only (no call, no subscript) and the called name: the
-        class or function of that qualified name; None when there is none."""
+        class or function of that qualified name (``top``: from the top level, Ruby's
+        ``::Readline``, no namesake nested elsewhere); None when there is none."""
         if not parts or any(p[-1:] in ")]" for p in parts):
             return None
-        qualified = self._qualified(".".join([*parts, name]), lang)
+        dotted = ".".join([*parts, name])
+        qualified = self._qualified(dotted, lang)
+        if top:
+            qualified = [s for s in qualified if s.qualified_name == dotted]
         return (self._targets(qualified, IMPORT, ctor=True), False) if qualified else None
 
     def _value_call(self, value: Value, caller: str, name: str, lang: Language) -> Targets | None:

@@ -193,6 +193,8 @@ def receiver_parts(expr: str) -> list[str]:
     for prefix in ("await ", "new ", "yield "):
         if e.startswith(prefix):
             e = e[len(prefix):].strip()
+    if e.startswith("::"):  # Ruby `::Addressable::IDNA`, C++ `::ns::f`: from the top, the same names
+        e = e[2:]
     e = e.replace("::", ".").replace("->", ".").lstrip("&*")
     if "\\" in e.split("(", 1)[0]:  # PHP `\App\Net\Client(...)`: a namespace path
         head, paren, rest = e.partition("(")
