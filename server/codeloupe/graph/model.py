@@ -182,6 +182,24 @@ class Value(NamedTuple):
 EXTERNAL = Value(ValueKind.EXTERNAL, ())
 
 
+def either_value(values: list[Value | None]) -> Value | None:
+    """A value that is one of these: the repository ones of the first kind among them
+    (``c ? option : null`` → the option); EXTERNAL when every one is."""
+    kind: ValueKind | None = None
+    ids: list[str] = []
+    exact = True
+    for value in values:
+        if value is None or value == EXTERNAL:
+            continue
+        if kind is None or value.kind is kind:
+            kind = value.kind
+            ids.extend(i for i in value.ids if i not in ids)
+            exact = exact and value.exact
+    if ids:
+        return Value(kind, tuple(ids), exact)  # type: ignore[arg-type]
+    return EXTERNAL if values and all(v == EXTERNAL for v in values) else None
+
+
 def called_or_read(classes: tuple[str, ...], is_call: bool) -> Value:
     """Classes called (an instance of exactly one of them: exact) or read (the classes)."""
     return Value(ValueKind.INSTANCE, classes, exact=True) if is_call else Value(ValueKind.CLASS, classes)

@@ -7,7 +7,7 @@ the ``Resolver``: it asks the evaluator (``values``) for the callee and the type
 from __future__ import annotations
 
 from ...model import TYPE_SEP
-from ..model import CLASS_KINDS, EXTERNAL, FUNCTION_KINDS, SymbolInfo, Value, ValueKind
+from ..model import CLASS_KINDS, FUNCTION_KINDS, SymbolInfo, Value, ValueKind, either_value
 from .reads import MAX_DEPTH
 from .returns import Returns
 
@@ -33,7 +33,7 @@ class Callbacks(Returns):
             types = per_param[arg].split(TYPE_SEP) if arg < len(per_param) and per_param[arg] else []
             if param < len(types) and types[param]:
                 values.append(self._type_value(types[param], f.path, f.id, depth + 1))
-        return self._either_value(values) if values else None
+        return either_value(values) if values else None
 
     def _callee_functions(self, callee: str, path: str, scope: str, depth: int) -> list[SymbolInfo]:
         """The functions a callee as written names: a function, a method of a known
@@ -64,34 +64,3 @@ class Callbacks(Returns):
             found, _ = self._lookup(cid, name)
             out.extend(s for s in found if s.kind in FUNCTION_KINDS and s not in out)
         return out
-
-    def _bound_around(self, name: str, path: str, scope: str) -> bool:
-        """Is ``name`` a variable, a member or a type parameter of ``scope`` or of a
-        scope around it (``class Store<T>``: T in its methods)?"""
-        sid: str | None = scope
-        for _ in range(MAX_DEPTH):
-            s = self.symbol(sid) if sid else None
-            if s is None:
-                return False
-            if self.local_vars(path, s.id, name) or s.kind in CLASS_KINDS and self.attr_facts(s, name):
-                return True
-            sid = s.parent
-        return False
-
-    @staticmethod
-    def _either_value(values: list[Value | None]) -> Value | None:
-        """A value that is one of these: the repository ones of the first kind among
-        them (``c ? option : null`` → the option); EXTERNAL when every one is."""
-        kind: ValueKind | None = None
-        ids: list[str] = []
-        exact = True
-        for value in values:
-            if value is None or value == EXTERNAL:
-                continue
-            if kind is None or value.kind is kind:
-                kind = value.kind
-                ids.extend(i for i in value.ids if i not in ids)
-                exact = exact and value.exact
-        if ids:
-            return Value(kind, tuple(ids), exact)  # type: ignore[arg-type]
-        return EXTERNAL if values and all(v == EXTERNAL for v in values) else None

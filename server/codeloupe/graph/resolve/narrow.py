@@ -162,6 +162,10 @@ class Narrowing(Values):
         if all(len(g) < 2 for g in groups.values()):
             return targets
         given = [self._argument_type(a, path, caller) for a in argtypes.split(TYPE_SEP)] if argtypes else []
+        enum = None if self.language_of(path).enum_from_number else self._is_enum
+
+        def fits(arg: str, param: str) -> bool | None:
+            return self._class_fits(arg, param, path)
         keep: set[str] = set()
         for group in groups.values():
             if len(group) < 2:
@@ -169,9 +173,7 @@ class Narrowing(Values):
                 continue
             fit = [t for t in group if args < 0 or self._takes(t.target, args) is not False] or group
             types = {t.target: self.param_types_of(symbols[t.target]) or () for t in fit}
-            enum = None if self.language_of(path).enum_from_number else self._is_enum
-            scored = [(_fit(types[t.target], given, enum, lambda a, p: self._class_fits(a, p, path)), t)
-                      for t in fit]
+            scored = [(_fit(types[t.target], given, enum, fits), t) for t in fit]
             viable = [(score, t) for score, t in scored if score >= 0] or [(0, t) for t in fit]
             best = max(score for score, _ in viable)
             chosen = [t for score, t in viable if score == best]

@@ -57,6 +57,12 @@ class Scopes(Reads):
             s = self.symbol(s.parent) if s.parent else None
         return out
 
+    def _bound_around(self, name: str, scope: str) -> bool:
+        """Is ``name`` a variable, a member or a type parameter of ``scope`` or of a
+        scope around it (``class Store<T>``: T in its methods)?"""
+        return any(self.local_vars(s.path, s.id, name) or s.kind in CLASS_KINDS and self.attr_facts(s, name)
+                   for s in self._scopes(scope))
+
     def _body_locals(self, s: SymbolInfo, name: str) -> list[SymbolInfo]:
         """Definitions local to the body of a class that is a function too (an ES5
         constructor or a factory's function lent members, ``Language.expando_members``):

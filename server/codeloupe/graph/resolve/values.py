@@ -30,6 +30,7 @@ from ..model import (
     Value,
     ValueKind,
     called_or_read,
+    either_value,
 )
 from .callbacks import Callbacks
 from .containers import BUILTIN_CONTAINERS, container_member
@@ -111,8 +112,10 @@ class Values(Callbacks):
     def _fact_value(self, form: FactForm, text: str, path: str, scope: str, depth: int) -> Value | None:
         """What one fact says the variable holds: its type, the value assigned, an
         element of the value it iterates, a container of what is put into it."""
-        if form is TYPED or form is CALLBACK:  # CALLBACK: the callee's parameter's function type
-            return (self._type_value if form is TYPED else self._callback_value)(text, path, scope, depth + 1)
+        if form is TYPED:
+            return self._type_value(text, path, scope, depth + 1)
+        if form is CALLBACK:  # what the callee's parameter's function type says there
+            return self._callback_value(text, path, scope, depth + 1)
         value = self._expr_value(text, path, scope, depth + 1)
         if form is ASSIGNED or value is None or value == EXTERNAL:
             return value if form is ASSIGNED or form is ELEMENTS or form is SECOND else None
@@ -158,7 +161,7 @@ class Values(Callbacks):
             return EXTERNAL if head in EXTERNAL_TYPES or stripped.startswith(("[", "{", "(")) else None
         value = self._memoized((TYPE, path, scope, name), self._compute_type, depth + 1)
         if value is None and lang.closed_types and name.isidentifier() and not any(c in text for c in "<[") \
-                and not self.named(name) and not self._bound_around(name, path, scope):
+                and not self.named(name) and not self._bound_around(name, scope):
             return EXTERNAL  # `StreamReader rdr`: no class of the repository, no type parameter
         return value
 
@@ -236,7 +239,7 @@ class Values(Callbacks):
         if lang.inline_conditional and " if " in t and " else " in t and not t.startswith("lambda"):
             either = inline_branches(t)
             if either is not None:  # `a if c else b`: either value
-                return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in either])
+                return either_value([self._expr_value(b, path, scope, depth + 1) for b in either])
         if lang.container_literals and t[:1] in "[{(":
             found = self._literal_value(t, path, scope, depth + 1)
             if found is not _UNDECIDED:
@@ -264,7 +267,7 @@ class Values(Callbacks):
                 return Value(kind, value.ids) if value is not None and value.kind is ARRAY else EXTERNAL
         branches = ternary_branches(t) if lang.ternaries and "?" in t else None
         if branches is not None:  # `c ? a : b`: either value
-            return self._either_value([self._expr_value(b, path, scope, depth + 1) for b in branches])
+            return either_value([self._expr_value(b, path, scope, depth + 1) for b in branches])
         parts = receiver_parts(t)
         if not parts:
             return None
@@ -298,7 +301,7 @@ class Values(Callbacks):
         mapping, elements, comprehension = found
         if not elements:
             return None if comprehension else EXTERNAL
-        value = self._either_value([self._expr_value(e, path, scope, depth + 1) for e in elements[:_MAX_ELEMENTS]])
+        value = either_value([self._expr_value(e, path, scope, depth + 1) for e in elements[:_MAX_ELEMENTS]])
         if value is None or value == EXTERNAL or value.kind is not INSTANCE:
             return None if comprehension and value is None else EXTERNAL
         return Value(MAPPING if mapping else ARRAY, value.ids)
