@@ -62,6 +62,31 @@
       (string_content) @name .) @source)
   (#any-of? @_require "require" "require_relative")) @reference.import
 
+; a path the code computes, ending with a literal: `require HERE + 'helper'`,
+; `require ROOT + '/auto/report'`, `require "#{File.dirname(__FILE__)}/prompt"`: the
+; literal tail names the file (beside the requirer, else the nearest path ending so)
+(call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list
+    .
+    (binary
+      operator: "+"
+      right: (string . (string_content) @name @source .)))
+  (#any-of? @_require "require" "require_relative" "load")) @reference.import
+
+(call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list
+    .
+    (string
+      (interpolation)
+      .
+      (string_content) @name @source .))
+  (#match? @name "^/")
+  (#any-of? @_require "require" "require_relative" "load")) @reference.import
+
 ; base: @name the superclass, or a module mixed in with include (codeloupe.graph
 ; resolves inherited calls through it)
 (class

@@ -82,7 +82,9 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 25: Java's `package` fact; Java and C# type parameters as declared names of their scope.
 # 26: a C++ call argument that is a call, shown as `@callee`.
 # 27: a `this` argument shown as `=this`.
-EXTRACT_VERSION = 27
+# 28: a function-like macro defined in `#if` alternatives expands to the names of every body;
+#     a Ruby require of a computed path ending with a literal (`ROOT + "/auto/x"`) names it.
+EXTRACT_VERSION = 28
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

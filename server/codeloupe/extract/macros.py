@@ -131,15 +131,16 @@ def function_macro_refs(src: Source, lang: Language, root: Node, raw: list[RawRe
 
 def _macro_bodies(src: Source, lang: Language, root: Node) -> dict[str, list[str]]:
     """Each function-like macro of the file: the bare names its body calls, in order,
-    without its parameters (a later definition of a name wins, as the preprocessor's)."""
+    without its parameters. A name defined twice is almost always defined in the
+    alternatives of an ``#if`` / ``#else`` (a redefinition in one configuration is an
+    error): a call of it calls the names of either body, as some build does."""
     bodies: dict[str, list[str]] = {}
     for _pattern, captures in QueryCursor(query(lang.grammar, lang.function_macros)).matches(root):
         params = set(re.findall(r"[A-Za-z_]\w*", src.node_text(captures["params"][0])))
-        names: list[str] = []
+        names = bodies.setdefault(src.node_text(captures["name"][0]), [])
         for name in _BODY_CALL.findall(src.node_text(captures["value"][0])):
             if name not in params and name not in _C_WORDS and name not in names:
                 names.append(name)
-        bodies[src.node_text(captures["name"][0])] = names
     return bodies
 
 

@@ -396,6 +396,11 @@ class Calls(Narrowing):
             defs = [d for d in self._bare_callables(self.children(module, name), lang) if d.kind in CALLABLE_KINDS]
             if defs:
                 return self._targets(defs, LOCAL, ctor=True), False
+            if lang.mixin_modules and (top := self.symbol(module)) is not None and self.bases(top):
+                # Ruby: `include M` at a file's top level mixes M into the top-level object
+                found, _ = self._lookup(module, name)
+                if found:
+                    return self._targets(found, SELF, ctor=True), False
         return None
 
     @staticmethod

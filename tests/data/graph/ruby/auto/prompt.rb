@@ -1,0 +1,3 @@
+def prompt_puts(colour, line)
+  $stdout.puts "#{colour}: #{line}"
+end
