@@ -367,6 +367,10 @@ CASES = {
         # a bench crate names the library by its crate name (`use mailer::Vec8;`): Vec8's
         # `put_byte` is the trait's provided method
         ("benches/bench.rs", "bench_put", "put_byte", 40, {"src/put.rs::Sink.put_byte"}, "type"),
+        # a type's inherent method comes before a trait's namesake (`impl Grow for Buffer`)
+        ("benches/bench.rs", "bench_reserve", "reserve", 46, {f"{RSB}::Buffer.reserve"}, "type"),
+        # `impl Set for BTreeSet<u8>`: `self.insert(v)` in its `insert` is BTreeSet's, no edge
+        ("benches/bench.rs", "BTreeSet.insert", "insert", 57, None, None),
         (RSP, "Pool.take", "len", 19, {f"{RSB}::Buffer.len"}, "type"),  # in `assert_eq!`
         # an associated constructor through a path: `crate::buf::Buffer::with_capacity(n)`
         (RSP, "Pool.take", "with_capacity", 16, {f"{RSB}::Buffer.with_capacity"}, "type"),

@@ -151,8 +151,9 @@ class TypeRef:
 #    with an outside base may inherit is an import or a class of that name first;
 # 15: a `this` argument is the caller's class, and a class argument fits a class
 #    parameter only as that class or a subclass; 16: a path from the top (`::A::B.f`)
-# 17: Ruby `include M` at a file's top level gives the top-level object M's methods
-RESOLUTION = 17
+# 17: Ruby `include M` at a file's top level gives the top-level object M's methods;
+# 18: Rust inherent methods before trait methods of a name, a trait's calls never inherent
+RESOLUTION = 18
 
 
 class ValueKind(StrEnum):

@@ -73,6 +73,9 @@ class Calls(Narrowing):
         if args >= 0 and lang.parameters_field and any(t.reason is SUBCLASS for t in targets):
             # an override that cannot take this many arguments is not what runs
             targets = tuple(t for t in targets if t.reason is not SUBCLASS or self._takes(t.target, args) is not False)
+        if targets and lang.impl_blocks and targets[0].reason not in (NAME, UNIQUE):
+            targets = self._inherent_first(targets, caller)
+            external = external or not targets  # an outside type's inherent method
         if len(targets) > 1 and lang.overloads:
             targets = self._overloaded(targets, path, caller, args, argtypes)
         if targets and targets[0].reason in (NAME, UNIQUE):  # by name: narrowed by evidence

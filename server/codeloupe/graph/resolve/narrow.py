@@ -43,6 +43,33 @@ ARITY, CLASS, FILE, IMPORT = "arity", "caller's class", "caller's file", "import
 class Narrowing(Values):
     """Name candidates narrowed by evidence (a part of the ``Resolver``)."""
 
+    def _inherent_first(self, targets: tuple[Target, ...], caller: str) -> tuple[Target, ...]:
+        """Rust's method lookup (``impl_blocks``): a type's inherent method (of an
+        ``impl T`` block) comes before a trait's method of the same name (an ``impl
+        Trait for T`` block's), so a call reaching both runs the inherent one; a call
+        through a trait (the trait's own method among the targets: a bound, a ``dyn``)
+        runs implementations of the trait, never an inherent namesake. In a trait impl
+        for an outside type (``impl Vector for Vec<T>``), ``self.push(v)`` inside its
+        own ``push`` is the outside type's inherent method, not a recursion."""
+        kinds: list[str] = []
+        for t in targets:
+            s = self.symbol(t.target)
+            parent = self.symbol(s.parent) if s is not None and s.parent else None
+            kinds.append("" if parent is None else "trait" if parent.kind == "trait" else
+                         ("impl-trait" if self.bases(parent) else "inherent") if parent.kind == "impl" else "")
+        if "trait" in kinds and "inherent" in kinds:
+            return tuple(t for t, k in zip(targets, kinds, strict=True) if k != "inherent")
+        if "inherent" in kinds and "impl-trait" in kinds:
+            return tuple(t for t, k in zip(targets, kinds, strict=True) if k != "impl-trait")
+        if len(targets) == 1 and targets[0].target == caller and kinds[0] == "impl-trait":
+            impl = self.symbol(self.symbol(caller).parent)  # type: ignore[union-attr,arg-type]
+            value = self._type_value(impl.name, impl.path, impl.parent or "") if impl is not None else None
+            defined = [] if value is None or value == self.external_value else [
+                d for i in value.ids if (d := self.symbol(i)) is not None and d.kind != "impl"]
+            if not defined:  # the type has impl blocks here, its definition is outside
+                return ()
+        return targets
+
     def _narrowed(self, targets: tuple[Target, ...], path: str, caller: str, name: str, receiver: str,
                   args: int) -> tuple[Target, ...]:
         """``targets`` (by name or ``unique``) narrowed for a call passing ``args``

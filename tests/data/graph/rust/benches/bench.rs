@@ -39,3 +39,21 @@ fn bench_put() {
     let mut v = Vec8::new();
     v.put_byte(1);
 }
+
+// a type's inherent method before a trait's of the same name: Buffer's own `reserve`
+// (src/buf.rs), not this crate's `impl Grow for Buffer`
+fn bench_reserve(b: &mut Buffer) {
+    b.reserve(4);
+}
+
+// a trait implemented for an outside type: `self.insert(v)` in its own `insert` is
+// BTreeSet's inherent insert (the standard library's), no recursion
+trait Set {
+    fn insert(&mut self, v: u8) -> bool;
+}
+
+impl Set for std::collections::BTreeSet<u8> {
+    fn insert(&mut self, v: u8) -> bool {
+        self.insert(v)
+    }
+}
