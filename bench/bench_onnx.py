@@ -11,10 +11,19 @@ for a long one, its summary, as the index embeds them):
 * cosine between the two backends' vectors of the same texts (mean, min, 1st
   percentile).
 
-Search quality is measured by bench/eval_search.py with CODELOUPE_EMBEDDING_BACKEND=onnx.
+* with ``--index-files N``: a cold ``codeloupe index`` of the first N stdlib files
+  (tests left out), whole commands as a user runs them, once with ``--backend torch``
+  and once with the default (``auto``: onnx) per round, the order alternating; the
+  ratio of their wall times per round, and then the time ``auto`` takes to open the
+  index torch built (it compares 32 symbols' vectors and keeps it, embedding nothing).
+
+Search quality is measured by bench/eval_search.py
+(``--systems hybrid vector hybrid_torch vector_torch hybrid_kept``: both backends and
+the kept index in the same run).
 
     python bench/bench_onnx.py                  # 1000 texts, 3 rounds
     python bench/bench_onnx.py --texts 300 --rounds 1
+    python bench/bench_onnx.py --texts 0 --index-files 200 --rounds 2
 """
 
 from __future__ import annotations
@@ -23,7 +32,9 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -62,13 +73,88 @@ def stdlib_texts(n: int, seed: int = 7) -> list[str]:
     return list(texts)[:n]
 
 
+def copy_stdlib(dest: Path, n: int) -> int:
+    """The first ``n`` stdlib files (no tests) copied under ``dest``; their lines."""
+    src = Path(sysconfig.get_paths()["stdlib"])
+    files = [p for p in sorted(src.rglob("*.py"))
+             if not any(x in SKIP or x.startswith("test_") for x in p.relative_to(src).parts)]
+    lines = 0
+    for path in files[:n]:
+        target = dest / path.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+        lines += path.read_bytes().count(b"\n")
+    return lines
+
+
+def _index(root: Path, backend: str | None) -> tuple[float, dict]:
+    cmd = [sys.executable, "-m", "codeloupe", "index", "-q", "--json", str(root)]
+    if backend:
+        cmd[4:4] = ["--backend", backend]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
+    return wall, json.loads(proc.stdout)
+
+
+def index_rounds(n_files: int, rounds: int) -> dict:
+    """Cold CLI index of ``n_files`` stdlib files on torch and on auto, alternating."""
+    work = Path(tempfile.mkdtemp(prefix="bench-onnx-index-"))
+    try:
+        lines = copy_stdlib(work / "lib", n_files)
+        rows = []
+        for r in range(rounds):
+            row: dict[str, float] = {}
+            order = ("torch", "auto") if r % 2 == 0 else ("auto", "torch")
+            for backend in order:
+                shutil.rmtree(work / "lib" / ".codeloupe", ignore_errors=True)
+                load0 = os.getloadavg()[0]
+                wall, rep = _index(work / "lib", backend)
+                row[backend] = wall
+                row[f"load_{backend}"] = round((load0 + os.getloadavg()[0]) / 2, 2)
+                row["symbols"] = rep["symbols"]
+                row[f"texts_{backend}"] = rep["embeddings_computed"]
+            row["ratio"] = row["torch"] / row["auto"]
+            rows.append(row)
+            print(f"index round {r + 1} ({' then '.join(order)}): torch {row['torch']:.1f}s "
+                  f"(load {row['load_torch']}), auto {row['auto']:.1f}s (load "
+                  f"{row['load_auto']}) -> {row['ratio']:.2f}x; {row['symbols']} symbols, "
+                  f"{row['texts_auto']} texts")
+        # the index torch built, opened by auto: compared and kept
+        shutil.rmtree(work / "lib" / ".codeloupe", ignore_errors=True)
+        _index(work / "lib", "torch")
+        kept_wall, kept = _index(work / "lib", None)
+        print(f"auto on the index torch built: {kept_wall:.1f}s, "
+              f"{kept['embeddings_computed']} texts embedded, rebuilt: {kept.get('rebuilt')}")
+        return {"files": n_files, "lines": lines, "rounds": [
+            {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+            for row in rows],
+            "ratio_median": round(statistics.median(r["ratio"] for r in rows), 3),
+            "kept_open_s": round(kept_wall, 2),
+            "kept_embedded": kept["embeddings_computed"], "kept_rebuilt": kept.get("rebuilt")}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--texts", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--index-files", type=int, default=0,
+                    help="also cold-index this many stdlib files on both backends")
     ap.add_argument("--out", default=str(RESULTS / "bench_onnx.json"))
     args = ap.parse_args()
+    if args.texts <= 0:
+        report = {"cpu_count": os.cpu_count(), "python": sys.version.split()[0],
+                  "index": index_rounds(args.index_files, args.rounds)}
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(f"report: {out}")
+        return 0
 
     import numpy as np
 
@@ -148,6 +234,8 @@ def main() -> int:
                    "queries_min": round(min(q_cos), 4)},
         "nearest_neighbour_agreement": round(nn_agree, 3),
     }
+    if args.index_files:
+        report["index"] = index_rounds(args.index_files, args.rounds)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

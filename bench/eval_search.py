@@ -55,10 +55,17 @@ QUERIES = BENCH / "eval" / "queries.json"
 CACHE = BENCH / ".cache"
 RESULTS = BENCH / "results" / "eval_search.json"
 
-SYSTEMS = ("hybrid", "vector", "fts", "naive", "naive_def")
+SYSTEMS = ("hybrid", "vector", "fts", "naive", "naive_def", "hybrid_torch", "vector_torch",
+           "hybrid_kept")
+# the default run; the *_torch and *_kept systems compare the embedding backends in the
+# same run (a second cold index of each project, on torch)
+DEFAULT_SYSTEMS = ("hybrid", "vector", "fts", "naive", "naive_def")
 LABELS = {
     "hybrid": "codeloupe hybrid",
     "vector": "codeloupe vector",
+    "hybrid_torch": "codeloupe hybrid, torch backend",
+    "vector_torch": "codeloupe vector, torch backend",
+    "hybrid_kept": "codeloupe hybrid, auto backend on the index torch built (kept)",
     "fts": "BM25 (codeloupe fts)",
     "naive": "naive 1000-char chunks",
     "naive_def": "naive, def line in chunk",
@@ -282,13 +289,20 @@ def cli_available() -> bool:
     return proc.returncode == 0
 
 
-def codeloupe_index(root: Path) -> float:
+def _backend_env(backend: str | None) -> dict[str, str]:
+    env = _cli_env()
+    if backend:
+        env["CODELOUPE_EMBEDDING_BACKEND"] = backend
+    return env
+
+
+def codeloupe_index(root: Path, backend: str | None = None) -> float:
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "codeloupe", "index", "-q", "--model", "default", str(root)],
         capture_output=True,
         text=True,
-        env=_cli_env(),
+        env=_backend_env(backend),
     )
     if proc.returncode != 0:
         raise EvalError(
@@ -298,7 +312,7 @@ def codeloupe_index(root: Path) -> float:
 
 
 def codeloupe_search(
-    root: Path, queries: list[str], mode: str, k: int
+    root: Path, queries: list[str], mode: str, k: int, backend: str | None = None
 ) -> tuple[list[list[dict]], float]:
     cmd = [
         sys.executable,
@@ -320,7 +334,8 @@ def codeloupe_search(
     ]
     start = time.perf_counter()
     proc = subprocess.run(
-        cmd, input="\n".join(queries) + "\n", capture_output=True, text=True, env=_cli_env()
+        cmd, input="\n".join(queries) + "\n", capture_output=True, text=True,
+        env=_backend_env(backend),
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
@@ -584,6 +599,15 @@ def evaluate(args: argparse.Namespace) -> dict:
         if uses_cli:
             print(f"[{project['name']}] codeloupe index ...", file=sys.stderr)
             info["codeloupe_index_seconds"] = round(codeloupe_index(root), 2)
+        torch_root = None
+        if any(s.endswith(("_torch", "_kept")) for s in systems):
+            # the same project cold-indexed on torch, right after: the backends' ratio
+            torch_root = prepare_project(project, cache, roots="roots-torch")
+            print(f"[{project['name']}] codeloupe index, torch backend ...", file=sys.stderr)
+            info["codeloupe_index_seconds_torch"] = round(codeloupe_index(torch_root, "torch"), 2)
+            if "codeloupe_index_seconds" in info:
+                info["index_speed_ratio_vs_torch"] = _ratio(
+                    info["codeloupe_index_seconds_torch"], info["codeloupe_index_seconds"])
         for system in systems:
             print(f"[{project['name']}] {system} ...", file=sys.stderr)
             if system in ("naive", "naive_def"):
@@ -598,6 +622,16 @@ def evaluate(args: argparse.Namespace) -> dict:
                 hits[system] = [
                     naive_hits(r, g, strict=system == "naive_def")
                     for r, g in zip(ranked, golds, strict=True)
+                ]
+            elif system.endswith(("_torch", "_kept")):
+                assert torch_root is not None
+                mode, _, which = system.partition("_")
+                # kept: the run's own backend (auto) searching the index torch built
+                backend = "torch" if which == "torch" else None
+                results, search_s = codeloupe_search(torch_root, queries, mode, k, backend)
+                timings[system] = {"search_seconds": round(search_s, 2)}
+                hits[system] = [
+                    codeloupe_hits(r, g, k) for r, g in zip(results, golds, strict=True)
                 ]
             else:
                 results, search_s = codeloupe_search(root, queries, system, k)
@@ -759,8 +793,8 @@ def main(argv: list[str] | None = None) -> int:
         "--systems",
         nargs="+",
         choices=SYSTEMS,
-        default=list(SYSTEMS),
-        help="systems to evaluate (default: all)",
+        default=list(DEFAULT_SYSTEMS),
+        help="systems to evaluate (default: all but the backend comparisons *_torch, *_kept)",
     )
     ap.add_argument("--k", type=int, default=10, help="cut-off for recall and MRR (default 10)")
     ap.add_argument(

@@ -94,7 +94,8 @@ def test_status(repo: Path) -> None:
     st = json.loads(out.stdout)
     assert st["files"] == 4 and st["symbols"] >= 14
     assert st["languages"] == {"python": 2, "javascript": 1, "go": 1}
-    assert st["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    # the bundled model on the default backend (auto: onnx, int8 weights)
+    assert st["model"] == "sentence-transformers/all-MiniLM-L6-v2+onnx-int8"
     assert st["index_bytes"] > 0 and st["updated_at"]
     human = run("status", str(repo))
     assert "symbols:" in human.stdout and "model:" in human.stdout

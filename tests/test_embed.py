@@ -69,8 +69,10 @@ def test_search_text_has_split_and_raw_identifiers() -> None:
 
 
 def test_model_identity_and_cache_key() -> None:
-    assert model_identity("default") == (DEFAULT_MODEL_ID, 384)
-    assert model_identity("default", 128)[0] == DEFAULT_MODEL_ID + "@128"
+    assert model_identity("default", backend="torch") == (DEFAULT_MODEL_ID, 384)
+    assert model_identity("default", 128, "torch")[0] == DEFAULT_MODEL_ID + "@128"
+    # auto (the default) runs the bundled model on onnx
+    assert model_identity("default", 128)[0] == DEFAULT_MODEL_ID + "@128+onnx-int8"
     assert embedding_key("m", "text") == embedding_key("m", "text")
     assert embedding_key("m", "text") != embedding_key("n", "text")
     assert embedding_key("m", "text") != embedding_key("m", "text ")

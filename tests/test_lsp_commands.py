@@ -82,7 +82,7 @@ async def test_status(client: LanguageClient, repo: Path) -> None:
     assert folder["root"] == str(repo)
     assert folder["files"] == 5 and folder["pending_embeddings"] == 0
     assert folder["symbols"] > 10
-    assert folder["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert folder["model"] == "sentence-transformers/all-MiniLM-L6-v2+onnx-int8"  # auto: onnx
     assert folder["index"] == str(repo / ".codeloupe")
     assert folder["languages"] == {"python": 3, "javascript": 1, "go": 1}
 

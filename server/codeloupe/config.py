@@ -46,9 +46,10 @@ class Settings:
 
     model: str = DEFAULT_MODEL  # "default" (bundled all-MiniLM-L6-v2), a hub name or a path
     max_tokens: int = 256  # model input cut-off; 256 measured the best speed/quality trade
-    # "torch" (sentence-transformers) or "onnx" (onnxruntime, int8 weights; the
-    # codeloupe[onnx] extra): see bench/bench_onnx.py for the measured trade
-    embedding_backend: str = "torch"
+    # "auto": onnx (onnxruntime, int8 weights; 1.9x torch's throughput at the same
+    # search quality, bench/bench_onnx.py) for every model it can run, else torch with
+    # the reason (embed.choice); "torch" or "onnx" by name
+    embedding_backend: str = "auto"
     trust_remote_code: bool = False  # needed by some models (jina-embeddings-v2-base-code)
     index_uri: str | None = None  # default: <root>/.codeloupe; may be s3://…
     include: list[str] = field(default_factory=list)  # gitignore-style globs; empty = all

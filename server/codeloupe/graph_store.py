@@ -222,7 +222,8 @@ def current_graph(root: Path, settings: Settings, *,
         if not root.is_dir():
             return None
         location = locate(root, settings.index_uri, create=False)
-        model_id, _ = model_identity(settings.model, settings.max_tokens, settings.embedding_backend)
+        model_id, _ = model_identity(settings.model, settings.max_tokens, settings.embedding_backend,
+                                     settings.trust_remote_code)
     except (CodeloupeError, OSError):
         return None
     folder, secret = location.local, user_secret()

@@ -20,15 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
+
 from .config import Settings
 from .embed import (
     TEXT_VERSION,
     Embedder,
+    base_model_id,
     embed_text,
     embedding_key,
     load_embedder,
     model_identity,
     search_text,
+    summary_of,
     summary_text,
 )
 from .errors import CodeloupeError
@@ -65,6 +69,13 @@ SYMBOL_COLUMNS = [
 
 
 LOCK_FILE = "lock"
+# An index whose vectors another backend of the same model made is kept when this
+# many of its symbols, embedded again, agree this well (cosine) with what it holds.
+# Measured for the bundled model (bench/bench_onnx.py): onnx int8 against torch
+# 0.995 on average, 0.987 at least, and search quality the same.
+AGREE_SAMPLE = 32
+AGREE_MEAN = 0.98
+AGREE_MIN = 0.95
 
 
 class IndexError_(CodeloupeError, RuntimeError):
@@ -145,20 +156,53 @@ class Index:
             model_id, dim = embedder.model_id, embedder.dim
         else:
             model_id, dim = model_identity(self.settings.model, self.settings.max_tokens,
-                                           self.settings.embedding_backend)
+                                           self.settings.embedding_backend,
+                                           self.settings.trust_remote_code)
             if dim is None and (writable or check_model):
                 # a model whose dimension we only learn by loading it
                 self._embedder = self._load_embedder()
                 model_id, dim = self._embedder.model_id, self._embedder.dim
         self.model_id = model_id
         self.store = Store(self.location.uri, model_id, dim, TEXT_VERSION, EXTRACT_VERSION, writable=writable,
-                           check_model=check_model, rebuild=rebuild)
+                           check_model=check_model, rebuild=rebuild,
+                           compatible=self._vectors_agree if check_model else None)
 
     @property
     def notes(self) -> list[str]:
         """What the user should hear about opening this index (a foreign index folder
-        ignored, a rebuild and why)."""
-        return [n for n in (self.location.note, self.store.rebuilt_reason) if n]
+        ignored, a rebuild and why, another backend's index kept and why)."""
+        return [n for n in (self.location.note, self.store.rebuilt_reason, self.store.kept_reason)
+                if n]
+
+    def _vectors_agree(self, store: Store, old_model_id: str) -> tuple[bool, str]:
+        """Can an index whose vectors ``old_model_id`` made be searched with this run's
+        model? Only for another backend of the same model, and only when its vectors
+        agree with this model's on a sample of its symbols (an index without vectors
+        yet always can)."""
+        if base_model_id(old_model_id) != base_model_id(store.model_id):
+            return False, "another model"
+        embedder = self.embedder  # may settle on another backend (a failed export)
+        if embedder.model_id != store.model_id:
+            store.model_id = self.model_id = embedder.model_id
+            if embedder.model_id == old_model_id:
+                return True, "the same model"
+        if store.count_embedded() == 0:
+            return True, "it holds no vectors yet"
+        rows = store.embedded_summaries(AGREE_SAMPLE)
+        if not rows:
+            return False, "none of its vectors can be compared"
+        texts = [summary_of(r["kind"] or "", r["qualified_name"] or "", r["path"],
+                            r["signature"] or "", r["doc"] or "") for r in rows]
+        new = embedder.embed(texts)
+        old = np.asarray([r["summary_vector"] for r in rows], dtype=np.float32)
+        old /= np.maximum(np.linalg.norm(old, axis=1, keepdims=True), 1e-12)
+        cosine = (new * old).sum(axis=1)
+        mean, least = float(cosine.mean()), float(cosine.min())
+        why = (f"{len(rows)} of its symbols embedded again agree at cosine {mean:.3f} "
+               f"(least {least:.3f})")
+        if mean >= AGREE_MEAN and least >= AGREE_MIN:
+            return True, why
+        return False, f"{why}, below {AGREE_MEAN} (least {AGREE_MIN})"
 
     # --- the model ---------------------------------------------------------------
 
@@ -176,7 +220,13 @@ class Index:
             # the language server embeds in one thread and searches in another: load once
             with self._embedder_lock:
                 if self._embedder is None:
-                    self._embedder = self._load_embedder()
+                    embedder = self._load_embedder()
+                    self._embedder = embedder
+                    store = getattr(self, "store", None)
+                    if store is not None and embedder.model_id != store.model_id:
+                        # auto fell back to torch (a failed export): the index follows
+                        self.model_id = embedder.model_id
+                        store.reopen(embedder.model_id, embedder.dim)
         return self._embedder
 
     @property

@@ -20,9 +20,10 @@ def _common() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--model", help="embedding model: 'default' (bundled all-MiniLM-L6-v2), "
                         "a sentence-transformers name or a path (env CODELOUPE_MODEL)")
-    common.add_argument("--backend", choices=("torch", "onnx"),
-                        help="embedding backend: torch (default) or onnx (onnxruntime, int8 "
-                        "weights; pip install 'codeloupe[onnx]'; env CODELOUPE_EMBEDDING_BACKEND)")
+    common.add_argument("--backend", choices=("auto", "torch", "onnx"),
+                        help="embedding backend: auto (default: onnx, int8 weights on "
+                        "onnxruntime, for every model it can run, else torch), torch "
+                        "(sentence-transformers) or onnx (env CODELOUPE_EMBEDDING_BACKEND)")
     common.add_argument("--index-uri", help="where the index lives (default ROOT/.codeloupe; "
                         "env CODELOUPE_INDEX_URI)")
     common.add_argument("--include-generated", action="store_true",

@@ -8,18 +8,23 @@ imports its heavy libraries (torch, onnxruntime) only when a model is loaded.
 
 from __future__ import annotations
 
+import logging
+
 from .base import (
     BACKENDS,
     DEFAULT_MODEL,
     DEFAULT_MODEL_ID,
+    ONNX_SUFFIX,
     Embedder,
     EmbeddingError,
+    base_model_id,
     default_model_path,
     is_default_model,
-    model_identity,
     resolve_backend,
 )
-from .onnx_backend import OnnxEmbedder, require_onnxruntime
+from .choice import BackendChoice, choose_backend, model_identity, record_export_failure
+from .layout import resolve_location
+from .onnx_backend import ExportFailed, OnnxEmbedder, require_onnxruntime
 from .text import (
     SUMMARY_MIN_CHARS,
     TEXT_VERSION,
@@ -28,25 +33,48 @@ from .text import (
     search_text,
     split_identifier,
     split_words,
+    summary_of,
     summary_text,
 )
 from .torch_backend import SentenceTransformerEmbedder
 
 __all__ = [
-    "BACKENDS", "DEFAULT_MODEL", "DEFAULT_MODEL_ID", "SUMMARY_MIN_CHARS", "TEXT_VERSION",
-    "Embedder", "EmbeddingError", "OnnxEmbedder", "SentenceTransformerEmbedder",
+    "BACKENDS", "DEFAULT_MODEL", "DEFAULT_MODEL_ID", "ONNX_SUFFIX", "SUMMARY_MIN_CHARS",
+    "TEXT_VERSION", "BackendChoice", "Embedder", "EmbeddingError", "ExportFailed",
+    "OnnxEmbedder", "SentenceTransformerEmbedder", "base_model_id", "choose_backend",
     "default_model_path", "embed_text", "embedding_key", "is_default_model", "load_embedder",
     "model_identity", "resolve_backend", "search_text", "split_identifier", "split_words",
-    "summary_text",
+    "summary_of", "summary_text",
 ]
 
 
+log = logging.getLogger(__name__)
+
+
 def load_embedder(
-    model: str = DEFAULT_MODEL, *, backend: str = "torch", **kwargs: object
+    model: str = DEFAULT_MODEL, *, backend: str = "auto", **kwargs: object
 ) -> Embedder:
-    """The embedder of a model on a backend: ``torch`` (sentence-transformers) or
-    ``onnx`` (onnxruntime, int8 weights; the ``codeloupe[onnx]`` extra)."""
-    if resolve_backend(backend) == "onnx":
+    """The embedder of a model on a backend: ``auto`` (onnx where it can run the model,
+    else torch, saying why in one line), ``torch`` (sentence-transformers) or ``onnx``
+    (onnxruntime, int8 weights). Under ``auto`` a model whose ONNX export fails is
+    embedded with torch, and the failure is remembered."""
+    trust = bool(kwargs.get("trust_remote_code", False))
+    if kwargs.get("device", "cpu") != "cpu" and resolve_backend(backend) == "auto":
+        choice = BackendChoice("torch", f"device {kwargs['device']}: the onnx backend runs "
+                                        "on the CPU")
+    else:
+        choice = choose_backend(model, backend, trust)
+    if choice.name == "onnx":
         require_onnxruntime()
-        return OnnxEmbedder(model, **kwargs)  # type: ignore[arg-type]
-    return SentenceTransformerEmbedder(model, **kwargs)  # type: ignore[arg-type]
+        onnx_kwargs = {k: v for k, v in kwargs.items() if k != "device"}
+        try:
+            return OnnxEmbedder(model, **onnx_kwargs)  # type: ignore[arg-type]
+        except ExportFailed as exc:
+            if resolve_backend(backend) != "auto":
+                raise
+            record_export_failure(resolve_location(model), trust, str(exc))
+            choice = BackendChoice("torch", str(exc))
+    if choice.reason:
+        log.warning("codeloupe: embedding with torch: %s", choice.reason)
+    torch_kwargs = {k: v for k, v in kwargs.items() if k != "cache_dir"}
+    return SentenceTransformerEmbedder(model, **torch_kwargs)  # type: ignore[arg-type]

@@ -49,13 +49,16 @@ def is_default_model(model: str) -> bool:
     return model in ("", DEFAULT_MODEL, DEFAULT_MODEL_ID, "all-MiniLM-L6-v2")
 
 
-def model_identity(
+def backend_identity(
     model: str, max_tokens: int | None = 256, backend: str = "torch"
 ) -> tuple[str, int | None]:
-    """The id an index records for a model setting, and its dimension when known
+    """The id an index records for a model on a backend (``torch`` or ``onnx``; the
+    choice ``auto`` makes is ``choice.model_identity``), and its dimension when known
     without loading it (the bundled default). The token cut-off is part of the id:
     the same model cut at 128 or 512 tokens gives other vectors; so is the backend
-    (``onnx``: int8 weights, other vectors than torch's)."""
+    (``onnx``: int8 weights, vectors within a cosine of about 0.99 of torch's)."""
+    if backend not in ("torch", "onnx"):
+        raise ValueError(f"not a backend that runs a model: {backend!r}")
     if is_default_model(model):
         model_id, dim = DEFAULT_MODEL_ID, 384
     else:
@@ -63,17 +66,27 @@ def model_identity(
         model_id, dim = (f"path:{path.resolve()}" if path.exists() else model), None
     if max_tokens and max_tokens != 256:
         model_id = f"{model_id}@{max_tokens}"
-    if resolve_backend(backend) == "onnx":
-        model_id += "+onnx-int8"
+    if backend == "onnx":
+        model_id += ONNX_SUFFIX
     return model_id, dim
 
 
-BACKENDS = ("torch", "onnx")
+# what a model id says of vectors made by the onnx backend
+ONNX_SUFFIX = "+onnx-int8"
+
+
+def base_model_id(model_id: str) -> str:
+    """A model id without its backend: the same model at the same cut-off."""
+    return model_id.removesuffix(ONNX_SUFFIX)
+
+
+# auto: onnx where it can run the model, else torch (embed.choice)
+BACKENDS = ("auto", "torch", "onnx")
 
 
 def resolve_backend(backend: str | None = None) -> str:
-    """An embedding backend's name, checked (None: torch)."""
-    name = (backend or "torch").strip().lower()
+    """An embedding backend's name, checked (None: auto)."""
+    name = (backend or "auto").strip().lower()
     if name not in BACKENDS:
         raise EmbeddingError(f"unknown embedding backend {name!r}: one of {', '.join(BACKENDS)}")
     return name

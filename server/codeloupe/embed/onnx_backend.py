@@ -19,8 +19,10 @@ torch throughput in the same run, export + quantization 5.5 s once, cosine with
 torch's vectors 0.995 on average (min 0.987); peak RSS 0.40 GB against 0.79 GB for
 torch over 1500 texts. bench/eval_search.py (133 queries): hybrid recall@10 / MRR@10
 0.908 / 0.718 (torch 0.908 / 0.719), vector 0.815 / 0.650 (torch 0.827 / 0.647).
-The vectors differ slightly from torch's, so the model id carries ``+onnx-int8``
-and an index built with one backend rebuilds under the other.
+The vectors differ slightly from torch's, so the model id carries ``+onnx-int8``;
+an index built with one backend is kept under the other where a sample of its
+vectors agrees (``Index``), else rebuilt. ``auto``, the default, takes this backend
+for every model it can run (``embed.choice``).
 """
 
 from __future__ import annotations
@@ -40,12 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from .base import (
-    DEFAULT_MODEL,
-    EmbeddingError,
-    default_model_path,
-    is_default_model,
-    model_identity,
+from .base import DEFAULT_MODEL, EmbeddingError, backend_identity
+from .layout import (
+    cache_root,
+    exporter_versions,
+    read_json,
+    read_layout,
+    resolve_location,
 )
 from .memory import tame_malloc, trim
 from .tokenizer import INPUT_NAMES, checked_tokenizer, record_check
@@ -56,89 +59,23 @@ MODEL_FILE = "model-int8.onnx"
 META_FILE = "meta.json"
 # Bump when the export or quantization recipe changes: cached files are redone.
 RECIPE_VERSION = 1
-INSTALL_HINT = "pip install 'codeloupe[onnx]'"
+INSTALL_HINT = "pip install onnxruntime onnx"
+
+
+class ExportFailed(EmbeddingError):
+    """A model that could not be exported to ONNX or loaded from its export (``auto``
+    then embeds with torch)."""
 
 
 def require_onnxruntime() -> None:
-    """Raise a one-line EmbeddingError when the optional dependencies are missing."""
+    """Raise a one-line EmbeddingError when onnxruntime is missing (a dependency of the
+    package, but an environment may lack it)."""
     try:
         import onnxruntime  # noqa: F401
     except ImportError as exc:
         raise EmbeddingError(
             f"the onnx embedding backend needs onnxruntime: {INSTALL_HINT}"
         ) from exc
-
-
-def cache_root() -> Path:
-    """Where exported ONNX models are kept: ``codeloupe/onnx`` in ``$XDG_CACHE_HOME``,
-    else in ``~/.cache``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "codeloupe" / "onnx"
-
-
-def resolve_location(model: str) -> Path:
-    """The local folder of a model: the bundled default, a path, or a hub name
-    already in the Hugging Face cache (nothing is downloaded)."""
-    if is_default_model(model):
-        return Path(default_model_path())
-    path = Path(model).expanduser()
-    if path.exists():
-        return path.resolve()
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(model, local_files_only=True))
-    except Exception as exc:
-        raise EmbeddingError(
-            f"cannot load embedding model {model!r}: not a folder and not in the Hugging "
-            "Face cache (nothing is downloaded)"
-        ) from exc
-
-
-# --- the sentence-transformers layout ------------------------------------------------
-
-
-def _read_json(path: Path) -> dict | list | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def read_layout(location: Path) -> tuple[Path, str, int | None]:
-    """(transformer folder, pooling mode, max_seq_length) of a sentence-transformers
-    model folder. A plain Hugging Face model (no modules.json) is mean-pooled, as
-    sentence-transformers does. Modules this backend cannot run (Dense, ...) raise."""
-    modules = _read_json(location / "modules.json")
-    transformer_dir, pooling_dir = location, None
-    if isinstance(modules, list):
-        for module in modules:
-            kind = str(module.get("type", "")).rsplit(".", 1)[-1]
-            sub = location / module.get("path", "")
-            if kind == "Transformer":
-                transformer_dir = sub
-            elif kind == "Pooling":
-                pooling_dir = sub
-            elif kind != "Normalize":
-                raise EmbeddingError(
-                    f"the onnx backend cannot run the {kind} module of {location}: "
-                    "use the torch backend"
-                )
-    mode = "mean"
-    if pooling_dir is not None:
-        cfg = _read_json(pooling_dir / "config.json") or {}
-        on = [k for k, v in cfg.items() if k.startswith("pooling_mode_") and v is True]
-        if len(on) != 1:
-            raise EmbeddingError(f"the onnx backend supports one pooling mode, {location} has {on}")
-        mode = on[0].removeprefix("pooling_mode_")
-        mode = {"mean_tokens": "mean", "cls_token": "cls", "max_tokens": "max",
-                "lasttoken": "last"}.get(mode, mode)
-        if mode not in ("mean", "cls", "max", "last"):
-            raise EmbeddingError(f"the onnx backend does not support {mode} pooling: use torch")
-    sbert = _read_json(transformer_dir / "sentence_bert_config.json") or _read_json(
-        location / "sentence_bert_config.json") or {}
-    max_seq = sbert.get("max_seq_length") if isinstance(sbert, dict) else None
-    return transformer_dir, mode, (int(max_seq) if max_seq else None)
 
 
 def pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
@@ -162,17 +99,7 @@ def pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
 
 
 def _versions() -> str:
-    import onnxruntime
-
-    parts = [f"recipe={RECIPE_VERSION}", f"onnxruntime={onnxruntime.__version__}"]
-    for name in ("torch", "transformers", "onnx"):
-        try:
-            from importlib.metadata import version
-
-            parts.append(f"{name}={version(name)}")
-        except Exception:  # pragma: no cover - not installed
-            parts.append(f"{name}=?")
-    return ";".join(parts)
+    return f"recipe={RECIPE_VERSION};{exporter_versions()}"
 
 
 def cache_key(location: Path, trust_remote_code: bool = False) -> str:
@@ -189,6 +116,11 @@ def cache_key(location: Path, trust_remote_code: bool = False) -> str:
     return h.hexdigest()[:24]
 
 
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
@@ -198,7 +130,7 @@ def _sha256(path: Path) -> str:
 
 
 def _valid(folder: Path) -> bool:
-    model, meta = folder / MODEL_FILE, _read_json(folder / META_FILE)
+    model, meta = folder / MODEL_FILE, read_json(folder / META_FILE)
     if not model.is_file() or not isinstance(meta, dict):
         return False
     return meta.get("size") == model.stat().st_size and meta.get("sha256") == _sha256(model)
@@ -270,8 +202,11 @@ def cached_model(location: Path, transformer_dir: Path, input_names: list[str],
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=folder.parent))
     try:
         started = time.monotonic()
-        log.info("exporting %s to ONNX int8 (once)", location)
+        # a progress line: the export takes seconds (5.5 s for the bundled model) once
+        log.warning("codeloupe: exporting the embedding model %s to ONNX int8, once; it is "
+                    "kept in %s", location.name, folder.parent)
         export_int8(transformer_dir, tmp / MODEL_FILE, input_names, trust_remote_code)
+        log.warning("codeloupe: exported in %.1f s", time.monotonic() - started)
         model = tmp / MODEL_FILE
         (tmp / META_FILE).write_text(json.dumps({
             "size": model.stat().st_size, "sha256": _sha256(model), "source": str(location),
@@ -295,7 +230,7 @@ def cached_model(location: Path, transformer_dir: Path, input_names: list[str],
     except EmbeddingError:
         raise
     except Exception as exc:
-        raise EmbeddingError(f"cannot export {location} to ONNX: {exc}") from exc
+        raise ExportFailed(f"cannot export {location} to ONNX: {_one_line(exc)}") from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -325,7 +260,7 @@ class OnnxEmbedder:
             raise EmbeddingError("the onnx embedding backend runs on the CPU only")
         import onnxruntime as ort
 
-        self.model_id, _ = model_identity(model, max_tokens, "onnx")
+        self.model_id, _ = backend_identity(model, max_tokens, "onnx")
         tame_malloc()
         location = resolve_location(model)
         transformer_dir, self._pooling, max_seq = read_layout(location)
@@ -356,9 +291,9 @@ class OnnxEmbedder:
         try:
             self._session = ort.InferenceSession(str(self.path), opts,
                                                  providers=["CPUExecutionProvider"])
+            self.dim = int(self._run(["x"]).shape[1])
         except Exception as exc:
-            raise EmbeddingError(f"cannot load the ONNX model {self.path}: {exc}") from exc
-        self.dim = int(self._run(["x"]).shape[1])
+            raise ExportFailed(f"cannot run the ONNX model {self.path}: {_one_line(exc)}") from exc
 
     @staticmethod
     def _auto_tokenizer(model: str, transformer_dir: Path, trust_remote_code: bool) -> Any:

@@ -82,16 +82,27 @@ def summary_text(symbol: Symbol, embedded: str) -> str:
     fused by RRF instead of the maximum 0.888 / 0.697."""
     if len(embedded) <= SUMMARY_MIN_CHARS:
         return embedded
-    parts = [_head(symbol), symbol.signature if symbol.kind != "module" else "", symbol.doc[:1000]]
+    return summary_of(symbol.kind, symbol.qualified_name, symbol.path, symbol.signature,
+                      symbol.doc)
+
+
+def summary_of(kind: str, qualified_name: str, path: str, signature: str, doc: str) -> str:
+    """The summary text of a long symbol from what the index keeps of it (its columns)."""
+    parts = [_head_of(kind, qualified_name, path), signature if kind != "module" else "",
+             (doc or "")[:1000]]
     return "\n".join(p for p in parts if p)
 
 
 def _head(symbol: Symbol) -> str:
+    return _head_of(symbol.kind, symbol.qualified_name, symbol.path)
+
+
+def _head_of(kind: str, qualified_name: str, path: str) -> str:
     """Kind and qualified name in words (a module unit: its path too)."""
-    words = " ".join(split_identifier(symbol.qualified_name))
-    if symbol.kind == "module":
-        return f"module {words} ({symbol.path})"
-    return f"{symbol.kind} {words}".strip()
+    words = " ".join(split_identifier(qualified_name))
+    if kind == "module":
+        return f"module {words} ({path})"
+    return f"{kind} {words}".strip()
 
 
 def search_text(symbol: Symbol) -> str:

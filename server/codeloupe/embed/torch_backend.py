@@ -12,9 +12,9 @@ import numpy as np
 from .base import (
     DEFAULT_MODEL,
     EmbeddingError,
+    backend_identity,
     default_model_path,
     is_default_model,
-    model_identity,
 )
 from .memory import tame_malloc, trim
 
@@ -35,7 +35,7 @@ class SentenceTransformerEmbedder:
         threads: int | None = None,
         trust_remote_code: bool = False,
     ) -> None:
-        self.model_id, _ = model_identity(model, max_tokens)
+        self.model_id, _ = backend_identity(model, max_tokens, "torch")
         if is_default_model(model):
             location = default_model_path()
         else:

@@ -234,8 +234,8 @@ class ServerOptions:
     """``initializationOptions`` (camelCase on the wire)."""
 
     model: str = "default"  # embedding model: "default", a sentence-transformers name or a path
-    # "torch" (sentence-transformers) or "onnx" (onnxruntime, int8 weights: the codeloupe[onnx] extra)
-    embedding_backend: str = field(default="torch", metadata={"check": _backend})
+    # "auto" (onnx where it can run the model, else torch), "torch" or "onnx" (embed.choice)
+    embedding_backend: str = field(default="auto", metadata={"check": _backend})
     index_uri: str | None = None  # default: <folder>/.codeloupe
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)

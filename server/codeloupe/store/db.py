@@ -19,6 +19,7 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 from .errors import (
@@ -60,10 +61,16 @@ class Store(Rows, Vectors, Upkeep):
     whatever model made the vectors. ``dim`` may be None for such a reader.
     ``rebuild``: False for writers that only follow the files (a search that
     updates first): a model or schema change is then an ``IndexMismatch`` for the
-    user to settle with ``codeloupe index``, not a rebuild they did not ask for."""
+    user to settle with ``codeloupe index``, not a rebuild they did not ask for.
+    ``compatible``: where only the model id differs (another backend of the same
+    model), a judge ``(store, old_model_id) -> (keep, why)`` that may keep the index
+    and its vectors (``kept_reason`` says why); its answer is recorded in the meta
+    table, so it is asked once."""
 
     def __init__(self, uri: str, model_id: str, dim: int | None, text_version: int = 0,
-                 extract_version: int = 0, *, writable: bool = True, check_model: bool = True, rebuild: bool = True) -> None:
+                 extract_version: int = 0, *, writable: bool = True, check_model: bool = True,
+                 rebuild: bool = True,
+                 compatible: Callable[[Store, str], tuple[bool, str]] | None = None) -> None:
         lancedb = import_lancedb()  # here, not at the top: only a store that opens pays for it
         self.uri = uri
         self.model_id = model_id
@@ -74,6 +81,8 @@ class Store(Rows, Vectors, Upkeep):
         self.check_model = check_model
         self.rebuild = rebuild
         self.rebuilt_reason: str | None = None
+        self.kept_reason: str | None = None  # an index of another backend kept, and why
+        self.compatible = compatible
         self.repaired: list[str] = []  # what repair() rebuilt, for the user
         self._pending_count: tuple[tuple[int, int], int] | None = None  # (table, version) → count
         if writable and dim is None:
@@ -87,6 +96,13 @@ class Store(Rows, Vectors, Upkeep):
         self._open_tables()
 
     # --- lifecycle ---------------------------------------------------------------
+
+    def reopen(self, model_id: str, dim: int | None) -> None:
+        """Open again for another model (the backend ``auto`` settled on after all):
+        kept where ``compatible`` allows, else rebuilt or refused as on opening."""
+        self.model_id, self.dim = model_id, dim
+        self._pending_count = None
+        self._open_tables()
 
     def _table_names(self) -> set[str]:
         result = self.db.list_tables()
@@ -124,6 +140,37 @@ class Store(Rows, Vectors, Upkeep):
                         f"this run uses {expected[key]!r}")
         return None
 
+    def _only_model_differs(self, meta: dict[str, str]) -> bool:
+        expected = self._expected()
+        return (self.compatible is not None and self.check_model
+                and meta.get("model_id") != expected["model_id"]
+                and all(meta.get(k) == expected[k] for k in
+                        ("schema_version", "text_version", "extract_version", "dim")))
+
+    def _judge(self, meta: dict[str, str], reason: str) -> tuple[dict[str, str], str | None]:
+        """Ask ``compatible`` whether vectors of ``meta``'s model can stay: the meta to
+        go on with and None when they can (recorded, when writable), else the reason
+        of the rebuild with the judge's why."""
+        assert self.compatible is not None
+        old = meta.get("model_id", "")
+        try:
+            self.symbols = self.db.open_table(SYMBOLS)
+            keep, why = self.compatible(self, old)
+        except BaseException as exc:
+            if not is_failure(exc):
+                raise
+            return meta, reason
+        if not keep:
+            return meta, f"{reason} ({why})"
+        if meta.get("model_id") == self.model_id:  # the judge settled on the index's model
+            return meta, None
+        self.kept_reason = f"keeping the index built with {old}: {why}"
+        log.warning("codeloupe: %s", self.kept_reason)
+        meta = {**meta, "model_id": self.model_id, "vectors_from": old}
+        if self.writable:
+            self._write_meta(meta)
+        return meta, None
+
     def _open_tables(self) -> None:
         names = self._table_names()
         reason = None
@@ -136,6 +183,8 @@ class Store(Rows, Vectors, Upkeep):
             reason = f"the index metadata is unreadable ({damage_detail(exc) or exc})"
         if reason is None and meta:
             reason = self._mismatch(meta)
+            if reason is not None and self._only_model_differs(meta):
+                meta, reason = self._judge(meta, reason)
         elif reason is None and (names & {SYMBOLS, FILES, REFS}):
             reason = "the index has no metadata"
         if not self.writable or (not self.rebuild and meta and reason is not None

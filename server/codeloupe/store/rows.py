@@ -131,6 +131,16 @@ class Rows:
         return self.symbols.search().where(clause).select(list(columns)).limit(limit).to_list()
 
     @guarded(SYMBOLS)
+    def embedded_summaries(self, limit: int) -> list[dict]:
+        """Up to ``limit`` embedded symbols whose summary vector is of a text the columns
+        rebuild (``embed.summary_of``: a long symbol's kind, qualified name, path,
+        signature and doc), with that vector: what another model's vectors are compared
+        on (an embedded text itself is not kept)."""
+        clause = "embed_text = '' AND summary_key != embed_key AND summary_vector IS NOT NULL"
+        columns = ["kind", "qualified_name", "path", "signature", "doc", "summary_vector"]
+        return self.symbols.search().where(clause).select(columns).limit(limit).to_list()
+
+    @guarded(SYMBOLS)
     def vectors_of(self, ids: Sequence[str]) -> dict[str, list[float]]:
         """The stored (body) vector of each of these symbols that has one."""
         if not ids:
