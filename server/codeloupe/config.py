@@ -46,7 +46,7 @@ class Settings:
 
     model: str = DEFAULT_MODEL  # "default" (bundled all-MiniLM-L6-v2), a hub name or a path
     max_tokens: int = 256  # model input cut-off; 256 measured the best speed/quality trade
-    # "auto": onnx (onnxruntime, int8 weights; 1.9x torch's throughput at the same
+    # "auto": onnx (onnxruntime, int8 weights; 2.1x torch's throughput at the same
     # search quality, bench/bench_onnx.py) for every model it can run, else torch with
     # the reason (embed.choice); "torch" or "onnx" by name
     embedding_backend: str = "auto"

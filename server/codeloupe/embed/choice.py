@@ -1,5 +1,5 @@
 """Which backend embeds a model: ``auto`` (the default) takes onnx (int8 weights on
-onnxruntime, 1.9x torch's throughput at the same search quality) for every model it
+onnxruntime, 2.1x torch's throughput at the same search quality) for every model it
 can run, and torch for the others, with the reason in one line; ``torch`` or ``onnx``
 asked for by name is what runs.
 
