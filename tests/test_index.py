@@ -383,6 +383,15 @@ def test_embedding_progress_never_goes_back(tmp_path: Path, embedder) -> None:
     idx.sync_files()
     pending = idx.store.count_pending()
     seen: list[int] = []
-    idx.embed_pending(lambda stage, done, total: seen.append(done), commit_every=3)
+    etas: list[float | None] = []
+
+    def progress(stage: str, done: int, total: int, eta: float | None = None, /) -> None:
+        seen.append(done)
+        etas.append(eta)
+
+    idx.embed_pending(progress, commit_every=3)
     assert seen == sorted(seen), seen
     assert seen[-1] == pending > 6 and idx.store.count_pending() == 0
+    # the time left is unknown until a group is done, then known, and nothing at the end
+    assert etas[0] is None and all(e is not None and e >= 0 for e in etas[-3:]), etas
+    assert etas[-1] == 0.0

@@ -42,7 +42,7 @@ from .graph_store import record_sync, settings_key
 from .indexdir import locate
 from .languages import language_for_path
 from .model import FileExtraction
-from .pending import PendingPage, Progress, forward_only
+from .pending import EmbedClock, PendingPage, Progress, embed_order, forward_only, next_page
 from .safeio import open_no_follow
 from .scan import ScannedFile, ScanResult, scan
 from .store import FileRow, IndexAbsent, IndexDamaged, Store
@@ -541,33 +541,45 @@ class Index:
         page: int = 4096,
         commit_every: int = 512,
         should_stop: Callable[[], bool] | None = None,
+        first: Callable[[], Sequence[str]] | None = None,
     ) -> IndexReport:
         """Embed every symbol that has no vectors yet (its text and its summary,
         ``embed.summary_text``; one text when they are the same).
 
-        Pending symbols are read a page at a time and their texts sorted by token
-        count (padding is wasted work); every ``commit_every`` texts the vectors go
-        to the cache and the symbols with both vectors are committed, so an
-        interrupted run loses at most that much work. A text seen before (by this
-        model) is taken from the cache instead. Progress counts symbols. Damaged
-        tables it runs into are repaired, and the work goes on."""
+        Files are embedded in the order that serves a user (``pending.embed_order``):
+        those ``first`` names (asked again before each page: the files open in the
+        editor and their call-graph neighbours), then source, then tests, then docs
+        and examples. Pending symbols are read a page of whole files at a time and
+        embedded ``commit_every`` texts at a time in that order, each group sorted by
+        token count (padding is wasted work); after each group the vectors go to the
+        cache and the symbols with both vectors are committed, so an interrupted run
+        loses at most that much work. A
+        text seen before (by this model) is taken from the cache instead. Progress
+        counts symbols, with the time left (``pending.EmbedClock``). Damaged tables it
+        runs into are repaired, and the work goes on."""
         report = report or IndexReport()
         return self._repairing(lambda: self._embed_pending(progress, report, page, commit_every,
-                                                           should_stop), report)
+                                                           should_stop, first), report)
 
     def _embed_pending(self, progress: Progress | None, report: IndexReport, page: int,
-                       commit_every: int, should_stop: Callable[[], bool] | None) -> IndexReport:
-        total = self.store.count_pending()
+                       commit_every: int, should_stop: Callable[[], bool] | None,
+                       first: Callable[[], Sequence[str]] | None) -> IndexReport:
+        counts = self.store.pending_paths()
+        total = sum(counts.values())
+        clock = EmbedClock(total)
         done = 0
         progress = forward_only(progress)
         if progress:
             progress("embed", 0, total)
-        while not (should_stop and should_stop()):
-            rows = self.store.pending(page)
-            if rows.num_rows == 0:
-                break
+        while counts and not (should_stop and should_stop()):
+            paths = next_page(embed_order(counts, first() if first else ()), counts, page)
+            rows = self.store.pending(paths=paths)
+            if rows.num_rows == 0:  # another writer embedded them meanwhile
+                counts = self.store.pending_paths()
+                continue
             done = self._embed_page(PendingPage(rows), progress, report, done, total,
-                                    commit_every, should_stop)
+                                    commit_every, should_stop, clock)
+            counts = self.store.pending_paths()
         if not (should_stop and should_stop()):
             self.store.ensure_vector_index()
         report.pending_embeddings = self.store.count_pending()
@@ -575,35 +587,50 @@ class Index:
 
     def _embed_page(self, page: PendingPage, progress: Progress | None, report: IndexReport,
                     done: int, total: int, commit_every: int,
-                    should_stop: Callable[[], bool] | None) -> int:
+                    should_stop: Callable[[], bool] | None, clock: EmbedClock) -> int:
+        started = time.perf_counter()
         known = self.store.cached_vectors(list(page.text_of))
         report.embeddings_reused += len(known)
         done += page.commit(self.store, known)
         new = [k for k in page.text_of if k not in known]
         if not new:
+            clock.page(len(page.ids), [])
             return done  # all from the cache: the model is not even loaded
+        if self._embedder is None:  # loading the model (or exporting it) is no embedding work
+            loading = time.perf_counter()
+            self.embedder  # noqa: B018
+            started += time.perf_counter() - loading
         lengths = self.embedder.count_tokens([page.text_of[k] or "" for k in new])
-        new = [k for _, k in sorted(zip(lengths, new, strict=True), key=lambda t: t[0])]
+        clock.page(len(page.ids), lengths)
         per_text = len(page.waiting) / len(new) if new else 1.0  # progress counts symbols
         for start in range(0, len(new), commit_every):
             if should_stop and should_stop():
                 break
-            group = new[start : start + commit_every]
+            # groups in the page's order (files as ranked, a symbol's texts together), each
+            # sorted by length: padding is wasted work, and every group is a fair sample of
+            # what is left, so the time left holds from the first one
+            order = sorted(zip(lengths[start : start + commit_every],
+                               new[start : start + commit_every], strict=True),
+                           key=lambda t: t[0])
+            group = [k for _, k in order]
             shown = float(done)
 
             def tick(n: int) -> None:
                 nonlocal shown
                 shown += n * per_text
                 if progress:
-                    progress("embed", min(total, int(shown)), total)
+                    progress("embed", min(total, int(shown)), total, clock.eta())
 
             vectors = self.embedder.embed([page.text_of[k] or "" for k in group], tick)
             self.store.cache_vectors(group, vectors)
             known.update(zip(group, vectors, strict=True))
             report.embeddings_computed += len(group)
             done += page.commit(self.store, known)
+            now = time.perf_counter()
+            clock.group(len(group), sum(n for n, _ in order), now - started)
+            started = now
             if progress:
-                progress("embed", min(total, done), total)
+                progress("embed", min(total, done), total, clock.eta())
         return done
 
     # --- everything --------------------------------------------------------------

@@ -41,38 +41,60 @@ STAGES = {"scan": "scanning", "parse": "parsing", "embed": "embedding"}
 
 @contextmanager
 def progress_reporter(enabled: bool = True) -> Iterator[object]:
-    """A rich progress bar on a terminal; a line per 10% otherwise (CI logs)."""
+    """A rich progress bar on a terminal; a line per 10% otherwise (CI logs). Embedding
+    shows the time left as the run measures it (``pending.EmbedClock``), not a rate of
+    symbols (their texts are embedded shortest first)."""
     if not enabled:
         yield None
         return
+    from ..pending import about
+
     if sys.stderr.isatty():
         from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
             Progress,
+            ProgressColumn,
+            Task,
             TextColumn,
             TimeElapsedColumn,
             TimeRemainingColumn,
         )
+        from rich.text import Text
+
+        class TimeLeft(ProgressColumn):
+            """The stage's own estimate where it has one, else rich's."""
+
+            fallback = TimeRemainingColumn()
+
+            def render(self, task: Task) -> Text:
+                if "eta" not in task.fields:
+                    return self.fallback.render(task)
+                eta = task.fields["eta"]
+                if task.finished:
+                    return Text("")
+                return Text("estimating" if eta is None else about(eta) + " left",
+                            style="progress.remaining")
 
         bars: dict[str, int] = {}
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
+            TimeElapsedColumn(), TimeLeft(), console=Console(stderr=True),
             transient=False,
         ) as prog:
-            def update(stage: str, done: int, total: int) -> None:
+            def update(stage: str, done: int, total: int, eta: float | None = None, /) -> None:
+                fields = {"eta": eta} if stage == "embed" else {}
                 if stage not in bars:
-                    bars[stage] = prog.add_task(STAGES.get(stage, stage), total=total)
-                prog.update(bars[stage], completed=done, total=total)
+                    bars[stage] = prog.add_task(STAGES.get(stage, stage), total=total, **fields)
+                prog.update(bars[stage], completed=done, total=total, **fields)
 
             yield update
         return
     last: dict[str, int] = {}
     started = time.monotonic()
 
-    def plain(stage: str, done: int, total: int) -> None:
+    def plain(stage: str, done: int, total: int, eta: float | None = None, /) -> None:
         if total <= 0:
             return
         tenth = done * 10 // total
@@ -80,9 +102,10 @@ def progress_reporter(enabled: bool = True) -> Iterator[object]:
             return
         last[stage] = tenth
         if stage != "scan" and (done == total or total >= 200):
+            left = f", {about(eta)} left" if eta is not None and done < total else ""
             sys.stderr.write(
                 f"codeloupe: {STAGES.get(stage, stage)} {done}/{total} "
-                f"({time.monotonic() - started:.1f}s)\n"
+                f"({time.monotonic() - started:.1f}s{left})\n"
             )
 
     yield plain

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import os
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from . import persist, queries
@@ -167,6 +167,11 @@ class Graph:
         """Every call chain from ``sources`` to ``targets``, shortest first
         (``queries.all_chains``)."""
         return queries.all_chains(self._edges, sources, targets, max_depth, limit, min_confidence)
+
+    def neighbour_files(self, paths: Iterable[str]) -> list[str]:
+        """The files that call into these files or that they call, most edges first
+        (``queries.neighbour_files``)."""
+        return queries.neighbour_files(self._index, self._edges, paths)
 
     def most_called(self, n: int = 10) -> list[tuple[str, int]]:
         """Symbols by how many distinct callers call them ("core utilities")."""

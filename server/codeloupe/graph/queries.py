@@ -230,6 +230,24 @@ def all_chains(edges: EdgeIndex, sources: list[str], targets: list[str], max_dep
     return chains[:limit]
 
 
+def neighbour_files(index: SymbolIndex, edges: EdgeIndex, paths: Iterable[str]) -> list[str]:
+    """The files that call into these files or that these files call (name matches
+    included), those with the most edges first; the files themselves left out."""
+    own = dict.fromkeys(paths)
+    weight: dict[str, int] = defaultdict(int)
+    for path in own:
+        for site in edges.sites.get(path, ()):
+            for edge in edges.site_edges.get(site, ()):
+                target = index.symbols.get(edge.target)
+                if target is not None and target.path not in own:
+                    weight[target.path] += 1
+        for symbol_id in index.file_symbols.get(path, ()):
+            for edge in edges.edges_in(symbol_id):
+                if edge.site.path not in own:
+                    weight[edge.site.path] += 1
+    return sorted(weight, key=lambda p: (-weight[p], p))
+
+
 def most_called(edges: EdgeIndex, n: int = 10) -> list[tuple[str, int]]:
     """Symbols by how many distinct callers call them ("core utilities")."""
     counts = [(t, len({e.site.caller for e in found})) for t, found in InEdges(edges).items()]

@@ -16,6 +16,7 @@ from lsprotocol import types
 from ..config import Settings
 from ..index import Index
 from ..languages import LANGUAGES
+from ..pending import about
 from ..workspace import FileModel, Folder, rows_and_key, sync_files, track_index
 from .buffers import store_buffer
 from .embedding import load_model, warm_model
@@ -66,15 +67,19 @@ class _Progress:
         fut = self.ls.work_done_progress.tokens.get(self.token)
         return fut is not None and fut.cancelled()
 
-    def update(self, stage: str, done: int, total: int) -> None:
+    def update(self, stage: str, done: int, total: int, eta: float | None = None, /) -> None:
         """Called from the writer thread."""
         self.folder.progress = {"stage": stage, "done": done, "total": total}
+        if eta is not None:
+            self.folder.progress["eta_s"] = round(eta, 1)
         now = time.monotonic()
         if self.token is None or (now - self.last < _PROGRESS_EVERY_S and done < total):
             return
         self.last = now
         words = {"scan": "scanning", "parse": "parsing", "embed": "embedding"}.get(stage, stage)
         message = f"{words} {done}/{total} {'files' if stage != 'embed' else 'symbols'}"
+        if eta is not None and done < total:
+            message += f", {about(eta)} left"
         pct = int(done * 100 / total) if total else 0
         value = types.WorkDoneProgressReport(message=message, percentage=pct, cancellable=True)
         self.ls.from_thread(self.ls.work_done_progress.report, self.token, value)
@@ -129,7 +134,8 @@ async def index_folder(ls: CodeloupeServer, folder: Folder,
             if ls.stopping.is_set():
                 return
             report = await ls.write_in(folder, index.embed_pending, progress.update, report,
-                                       commit_every=_COMMIT_EVERY, should_stop=should_stop)
+                                       commit_every=_COMMIT_EVERY, should_stop=should_stop,
+                                       first=lambda: embed_first(folder))
             folder.report = report.as_dict()
         folder.state = "ready"  # the run is done: say so now, not after the model is warm
         folder.error = None
@@ -156,6 +162,18 @@ async def index_folder(ls: CodeloupeServer, folder: Folder,
         log.exception("codeloupe: indexing %s failed", folder.root)
         ls.message(f"indexing {folder.root} failed: {exc}", types.MessageType.Error)
         progress.end(f"failed: {exc}")
+
+
+def embed_first(folder: Folder) -> list[str]:
+    """The files whose symbols are embedded before the rest: those open in the editor, then
+    the files that call into them or that they call, by the folder's current call graph
+    (the last one made, a little behind the buffers at most: it is never built for this).
+    Asked before each page of an index run, so a file opened meanwhile comes next."""
+    opened = list(folder.live)
+    snapshot = folder.graphs.latest()
+    if not opened or snapshot is None:
+        return opened
+    return opened + snapshot.graph.neighbour_files(opened)
 
 
 def _removed(ls: CodeloupeServer, folder: Folder) -> bool:

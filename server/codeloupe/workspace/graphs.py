@@ -56,6 +56,10 @@ class GraphCache:
         snap = self._snapshot
         return snap if snap is not None and snap.generation == generation else None
 
+    def latest(self) -> Snapshot | None:
+        """The last snapshot made, of whatever generation (None before the first)."""
+        return self._snapshot
+
     def snapshot(self, generation: int, disk: Mapping[str, FileModel],
                  live: Mapping[str, FileModel], disk_key: str | None) -> Snapshot:
         """The graph of the model at ``generation`` (``disk``, ``live`` over it;
