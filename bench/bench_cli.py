@@ -43,6 +43,9 @@ FTS_QUERY = "split a shell command line"
 
 # name → arguments after ``codeloupe`` ({root}: the side's corpus)
 COMMANDS: dict[str, list[str]] = {
+    # the first after the last round's writes (a touched file's update) reads every table;
+    # the next answers from that read while the tables are as it saw (statusfile)
+    "status, tables written since": ["status", "{root}"],
     "status": ["status", "{root}"],
     "calls": ["calls", "--root", "{root}", "TextWrapper._wrap_chunks"],
     # the same after the mtime of a file changed: the index is opened and updated

@@ -1,8 +1,9 @@
 """What each CLI command imports (a command's start is mostly its imports): ``status``,
-``calls``, ``path`` and ``graph`` never load an embedding library, and ``calls``,
-``path`` and ``graph`` answer an unchanged index from the saved graph without LanceDB,
-but never from a stale one: an edit, other settings, a write to a table or a record
-not signed by this user send them through the index again, with the same answer.
+``calls``, ``path`` and ``graph`` never load an embedding library; ``calls``, ``path``
+and ``graph`` answer an unchanged index from the saved graph without LanceDB, and
+``status`` from what the last full read of the same tables saw, but never from a stale
+one: an edit, other settings, a write to a table or a record not signed by this user
+send them through the index again, with the same answer.
 
 Each command runs in a fresh interpreter (``runpy``, as ``python -m codeloupe`` runs
 it) that writes the names in ``sys.modules`` to a file when the command is done."""
@@ -20,6 +21,7 @@ import pytest
 from codeloupe.config import Settings
 from codeloupe.graph_store import SYNC_FILE
 from codeloupe.index import Index
+from codeloupe.statusfile import STATUS_FILE
 
 from .test_cli import ENV, run
 
@@ -77,8 +79,11 @@ def test_no_command_but_search_and_ask_loads_an_embedding_library(repo: Path, tm
     modules, out = imported(tmp_path, *args)
     assert out.stdout.strip()
     assert not modules & EMBEDDING, sorted(modules & EMBEDDING)
-    if command != "status":  # status reads every table: it needs LanceDB
-        assert not modules & STORAGE, sorted(modules & STORAGE)
+    if command == "status":  # the first reads every table; the next answers from that read
+        assert modules & STORAGE
+        modules, again = imported(tmp_path, *args)
+        assert again.stdout == out.stdout
+    assert not modules & STORAGE, sorted(modules & STORAGE)
 
 
 def test_the_saved_graph_answers_only_what_the_index_would(repo: Path, tmp_path: Path) -> None:
@@ -128,3 +133,37 @@ def test_a_write_to_a_table_or_a_forged_record_goes_through_the_index(repo: Path
     Index(repo, Settings()).store.touch()
     modules, out = imported(tmp_path, *calls, "--no-update")
     assert "lancedb" in modules and out.stdout == first.stdout
+
+
+def test_status_answers_from_the_last_read_only_while_the_tables_are_as_it_saw(
+        repo: Path, tmp_path: Path) -> None:
+    status = ["status", str(repo), "--json"]
+    modules, first = imported(tmp_path, *status)
+    assert "lancedb" in modules
+    modules, again = imported(tmp_path, *status)
+    assert not modules & STORAGE and again.stdout == first.stdout
+    st = json.loads(first.stdout)
+    assert st["state"] == f"embedding 0/{st['symbols']}" and st["files"] == 17  # --no-embed
+    assert "built_model" not in st and "settings_model" not in st
+    # a new file indexed: the tables changed, so status reads them and counts it
+    (repo / "app" / "extra.py").write_text("def extra():\n    return 1\n")
+    out = run("index", str(repo), "--no-embed", "-q")
+    assert out.returncode == 0, out.stderr
+    modules, changed = imported(tmp_path, *status)
+    assert "lancedb" in modules
+    counted = json.loads(changed.stdout)
+    assert counted["files"] == 18 and counted["symbols"] > st["symbols"]
+    assert counted["state"] == f"embedding 0/{counted['symbols']}"
+    modules, _ = imported(tmp_path, *status)
+    assert not modules & STORAGE
+    # a saved answer this user's key did not sign is never believed
+    saved = repo / ".codeloupe" / STATUS_FILE
+    doc = json.loads(saved.read_text())
+    stats = json.loads(doc["stats"])
+    saved.write_text(json.dumps({**doc, "stats": json.dumps({**stats, "files": 999})}))
+    modules, forged = imported(tmp_path, *status)
+    assert "lancedb" in modules and json.loads(forged.stdout)["files"] == 18
+    # other settings: the model they name is compared afresh, never taken from the file
+    modules, other = imported(tmp_path, *status, "--backend", "torch")
+    assert not modules & STORAGE and not modules & EMBEDDING
+    assert json.loads(other.stdout)["state"] == "model mismatch"

@@ -16,6 +16,7 @@ from codeloupe.config import Settings
 from codeloupe.graph_store import GRAPH_FILE
 from codeloupe.index import Index
 from codeloupe.search import Searcher
+from codeloupe.statusfile import STATUS_FILE
 from codeloupe.store import IndexDamaged, IndexMismatch
 
 from .conftest import SAMPLE_REPO, write_tree
@@ -100,7 +101,8 @@ def test_read_only_commands_never_delete_on_a_model_mismatch(foreign: Path) -> N
     assert calls.returncode == 0, calls.stderr  # the call graph needs no model: it answers
     assert "fetch" in calls.stdout and "without updating it" in calls.stderr
     after = sorted(p.name for p in folder.iterdir())
-    assert set(after) - set(before) <= {GRAPH_FILE}  # the graph, saved for next time
+    # what the next command reads instead of the index: the graph, the status it saw
+    assert set(after) - set(before) <= {GRAPH_FILE, STATUS_FILE}
     assert set(before) <= set(after)
     assert len(list((folder / "symbols.lance" / "data").iterdir())) == symbols
     idx = Index(indexed, Settings(), writable=False, check_model=False)

@@ -36,6 +36,7 @@ def test_a_deferred_package_runs_its_init_at_the_first_name_it_defines(tmp_path:
         from pkg import NAME
         import pkg
         print(NAME, pkg.LEAF, sys.ran, hasattr(pkg, "nothing"), sys.ran)
+        import json  # a package already imported is not deferred
         assert not defer_package_init("json") and not defer_package_init("no_such_package")
     """, cwd=tmp_path)
     assert out.split("\n")[:2] == ["leaf 0", "init leaf 1 False 1"]

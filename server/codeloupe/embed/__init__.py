@@ -3,12 +3,14 @@ bundled default model, the text a symbol is embedded as and its cache key.
 
 One module a part: ``base`` (protocol, errors, model identity), ``text`` (embedded
 and full-text forms), ``memory``, ``torch_backend``, ``onnx_backend``; a backend
-imports its heavy libraries (torch, onnxruntime) only when a model is loaded.
+imports its heavy libraries (torch, onnxruntime) only when a model is loaded, and the
+backends themselves (numpy with them) are imported on first use (``__getattr__``).
 """
 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 from .base import (
     BACKENDS,
@@ -24,7 +26,6 @@ from .base import (
 )
 from .choice import BackendChoice, choose_backend, model_identity, record_export_failure
 from .layout import resolve_location
-from .onnx_backend import ExportFailed, OnnxEmbedder, require_onnxruntime
 from .text import (
     SUMMARY_MIN_CHARS,
     TEXT_VERSION,
@@ -36,14 +37,31 @@ from .text import (
     summary_of,
     summary_text,
 )
-from .torch_backend import SentenceTransformerEmbedder
+
+if TYPE_CHECKING:
+    from .onnx_backend import ExportFailed, OnnxEmbedder, require_onnxruntime
+    from .torch_backend import SentenceTransformerEmbedder
+
+_BACKENDS = {"ExportFailed": "onnx_backend", "OnnxEmbedder": "onnx_backend",
+             "require_onnxruntime": "onnx_backend", "SentenceTransformerEmbedder": "torch_backend"}
+
+
+def __getattr__(name: str) -> Any:
+    where = _BACKENDS.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "BACKENDS", "DEFAULT_MODEL", "DEFAULT_MODEL_ID", "ONNX_SUFFIX", "SUMMARY_MIN_CHARS",
     "TEXT_VERSION", "BackendChoice", "Embedder", "EmbeddingError", "ExportFailed",
     "OnnxEmbedder", "SentenceTransformerEmbedder", "base_model_id", "choose_backend",
     "default_model_path", "embed_text", "embedding_key", "is_default_model", "load_embedder",
-    "model_identity", "resolve_backend", "search_text", "split_identifier", "split_words",
+    "model_identity", "require_onnxruntime", "resolve_backend", "search_text", "split_identifier", "split_words",
     "summary_of", "summary_text",
 ]
 
@@ -58,6 +76,9 @@ def load_embedder(
     else torch, saying why in one line), ``torch`` (sentence-transformers) or ``onnx``
     (onnxruntime, int8 weights). Under ``auto`` a model whose ONNX export fails is
     embedded with torch, and the failure is remembered."""
+    from .onnx_backend import ExportFailed, OnnxEmbedder, require_onnxruntime
+    from .torch_backend import SentenceTransformerEmbedder
+
     trust = bool(kwargs.get("trust_remote_code", False))
     if kwargs.get("device", "cpu") != "cpu" and resolve_backend(backend) == "auto":
         choice = BackendChoice("torch", f"device {kwargs['device']}: the onnx backend runs "

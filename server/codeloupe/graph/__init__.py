@@ -66,8 +66,23 @@ extraction hands the graph, digested per file), ``deps`` (dependency keys),
 
 from __future__ import annotations
 
-from .graph import Graph
+from typing import TYPE_CHECKING, Any
+
 from .model import CLASS_KINDS, DEFAULT_MIN_CONFIDENCE, CallSite, Edge, Reason, SymbolInfo, TypeRef
+
+if TYPE_CHECKING:
+    from .graph import Graph
 
 __all__ = ["CLASS_KINDS", "DEFAULT_MIN_CONFIDENCE", "CallSite", "Edge", "Graph", "Reason", "SymbolInfo",
            "TypeRef"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Graph`` (and the resolver, numpy and pyarrow under it) is imported on first use:
+    the command-line parser reads ``DEFAULT_MIN_CONFIDENCE`` alone."""
+    if name == "Graph":
+        from .graph import Graph
+
+        globals()["Graph"] = Graph
+        return Graph
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

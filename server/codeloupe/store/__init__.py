@@ -6,16 +6,41 @@ embedding cache.
 id checked), ``rows`` and ``vectors`` read and write it, ``upkeep`` checks,
 repairs and maintains it, ``disk`` digests the tables' files without LanceDB (to
 tell whether anything wrote since), ``schema``, ``sql`` and ``errors`` are what they say.
+
+Its names are loaded on first use (``__getattr__``): a command that only digests the
+tables' files (``disk``, for ``status`` and the saved graph) imports neither LanceDB nor
+pyarrow.
 """
 
 from __future__ import annotations
 
-from .db import Store
-from .disk import tables_state
-from .errors import FullTextUnavailable, IndexAbsent, IndexDamaged, IndexMismatch, StoreError
-from .schema import FILES_SCHEMA, REFS_SCHEMA, SCHEMA_VERSION, FileRow, cache_schema, symbols_schema
-from .sql import SymbolFilter, is_local_uri, sql_in, sql_literal
-from .upkeep import VECTOR_INDEX_MIN_ROWS
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .db import Store
+    from .disk import tables_state
+    from .errors import FullTextUnavailable, IndexAbsent, IndexDamaged, IndexMismatch, StoreError
+    from .schema import (
+        FILES_SCHEMA,
+        REFS_SCHEMA,
+        SCHEMA_VERSION,
+        FileRow,
+        cache_schema,
+        symbols_schema,
+    )
+    from .sql import SymbolFilter, is_local_uri, sql_in, sql_literal
+    from .upkeep import VECTOR_INDEX_MIN_ROWS
+
+_WHERE = {
+    "Store": "db", "tables_state": "disk",
+    **dict.fromkeys(("FullTextUnavailable", "IndexAbsent", "IndexDamaged", "IndexMismatch",
+                     "StoreError"), "errors"),
+    **dict.fromkeys(("FILES_SCHEMA", "REFS_SCHEMA", "SCHEMA_VERSION", "FileRow", "cache_schema",
+                     "symbols_schema"), "schema"),
+    **dict.fromkeys(("SymbolFilter", "is_local_uri", "sql_in", "sql_literal"), "sql"),
+    "VECTOR_INDEX_MIN_ROWS": "upkeep",
+}
 
 __all__ = [
     "FILES_SCHEMA", "REFS_SCHEMA", "SCHEMA_VERSION", "VECTOR_INDEX_MIN_ROWS", "FileRow",
@@ -23,3 +48,13 @@ __all__ = [
     "SymbolFilter", "cache_schema", "is_local_uri", "sql_in", "sql_literal", "symbols_schema",
     "tables_state",
 ]
+assert sorted(__all__) == sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value

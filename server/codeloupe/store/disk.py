@@ -45,3 +45,16 @@ def tables_state(folder: Path) -> str:
     for row in sorted(rows):
         digest.update(row.encode("utf-8", "surrogatepass") + b"\n")
     return digest.hexdigest()
+
+
+def folder_bytes(folder: str | os.PathLike[str]) -> int:
+    """Bytes of every file under ``folder`` (links not followed); files that vanish while
+    it counts (a writer's temporary files) are left out."""
+    total = 0
+    for where, _, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(where, name)).st_size
+            except OSError:
+                continue
+    return total

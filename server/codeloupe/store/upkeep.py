@@ -3,16 +3,15 @@ full-text, scalar and vector indexes, compaction, and what the index holds."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import warnings
 from datetime import timedelta
 from typing import Any
 
 import numpy as np
 
+from .disk import folder_bytes
 from .errors import (
     FullTextUnavailable,
     IndexDamaged,
@@ -234,10 +233,5 @@ class Upkeep:
         writer's temporary files) are left out."""
         if not is_local_uri(self.uri):
             return None
-        total = 0
-        for folder, _, names in os.walk(self.uri.removeprefix("file://")):
-            for name in names:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(folder, name)).st_size
-        return total
+        return folder_bytes(self.uri.removeprefix("file://"))
 
