@@ -9,6 +9,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("LANCE_LOG", "error")
+# the suite expects the CPU's backend (auto: onnx) even on a machine with a GPU; the GPU
+# tests (test_device.py) lift this for themselves
+os.environ.setdefault("CODELOUPE_NO_GPU", "1")
 
 
 @pytest.fixture(scope="session")

@@ -106,6 +106,11 @@ def test_setting_mirrors_the_option(field: dataclasses.Field) -> None:
 def test_enums_are_the_servers() -> None:
     assert PROPERTIES["codeloupe.logLevel"]["enum"] == list(LOG_LEVELS)
     assert PROPERTIES["codeloupe.embeddingBackend"]["enum"] == list(BACKENDS)
+    # the device's pattern accepts what the server does, and refuses what it refuses
+    pattern = re.compile(PROPERTIES["codeloupe.embeddingDevice"]["pattern"])
+    for value in ("auto", "cpu", "cuda", "cuda:1", "gpu", "cuda:", "tpu", "cuda:x"):
+        _, problems = read_lenient(ServerOptions, {"embeddingDevice": value})
+        assert bool(pattern.match(value)) == (not problems), value
 
 
 def test_the_python_setting_is_restricted_in_untrusted_workspaces() -> None:

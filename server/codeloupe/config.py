@@ -6,7 +6,8 @@ import logging
 import os
 from dataclasses import dataclass, field
 
-from .embed import DEFAULT_MODEL
+from .embed import DEFAULT_MODEL, EmbeddingError
+from .embed.device import resolve_device
 from .indexdir import INDEX_DIR
 from .scan import DEFAULT_MAX_BYTES
 
@@ -50,6 +51,9 @@ class Settings:
     # search quality, bench/bench_onnx.py) for every model it can run, else torch with
     # the reason (embed.choice); "torch" or "onnx" by name
     embedding_backend: str = "auto"
+    # "auto": a CUDA GPU where one is there and torch was built for it (then torch embeds:
+    # embed.device), else the CPU; "cpu", "cuda" or "cuda:N" by name
+    embedding_device: str = "auto"
     trust_remote_code: bool = False  # needed by some models (jina-embeddings-v2-base-code)
     index_uri: str | None = None  # default: <root>/.codeloupe; may be s3://…
     include: list[str] = field(default_factory=list)  # gitignore-style globs; empty = all
@@ -80,6 +84,11 @@ class Settings:
             s.model = os.environ["CODELOUPE_MODEL"]
         if os.environ.get("CODELOUPE_EMBEDDING_BACKEND"):
             s.embedding_backend = os.environ["CODELOUPE_EMBEDDING_BACKEND"].strip().lower()
+        if os.environ.get("CODELOUPE_EMBEDDING_DEVICE"):
+            try:
+                s.embedding_device = resolve_device(os.environ["CODELOUPE_EMBEDDING_DEVICE"])
+            except EmbeddingError as exc:
+                log.warning("CODELOUPE_EMBEDDING_DEVICE: %s; ignored", exc)
         if os.environ.get("CODELOUPE_INDEX_URI"):
             s.index_uri = os.environ["CODELOUPE_INDEX_URI"]
         if os.environ.get("CODELOUPE_LLM_URL"):

@@ -223,7 +223,7 @@ def current_graph(root: Path, settings: Settings, *,
             return None
         location = locate(root, settings.index_uri, create=False)
         model_id, _ = model_identity(settings.model, settings.max_tokens, settings.embedding_backend,
-                                     settings.trust_remote_code)
+                                     settings.trust_remote_code, settings.embedding_device)
     except (CodeloupeError, OSError):
         return None
     folder, secret = location.local, user_secret()

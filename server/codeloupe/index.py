@@ -157,7 +157,8 @@ class Index:
         else:
             model_id, dim = model_identity(self.settings.model, self.settings.max_tokens,
                                            self.settings.embedding_backend,
-                                           self.settings.trust_remote_code)
+                                           self.settings.trust_remote_code,
+                                           self.settings.embedding_device)
             if dim is None and (writable or check_model):
                 # a model whose dimension we only learn by loading it
                 self._embedder = self._load_embedder()
@@ -209,7 +210,8 @@ class Index:
     def _load_embedder(self) -> Embedder:
         s = self.settings
         return load_embedder(
-            s.model, backend=s.embedding_backend, max_tokens=s.max_tokens, batch_size=s.batch_size,
+            s.model, backend=s.embedding_backend, device=s.embedding_device,
+            max_tokens=s.max_tokens, batch_size=s.batch_size,
             trust_remote_code=s.trust_remote_code,
         )
 

@@ -10,7 +10,7 @@ import sys
 from ..ask import AskError, ask, llm_config
 from ..ask.llm import ChatClient, LLMError
 from ..config import Settings
-from .common import CliError, err, note
+from .common import CliError, device_of, err, note
 from .opening import open_for_query
 
 
@@ -35,6 +35,7 @@ def run_ask(args: argparse.Namespace) -> int:
     if not question:
         raise CliError("the question is empty")
     settings = Settings.from_env(model=args.model, embedding_backend=args.backend,
+                                 embedding_device=device_of(args),
                                  index_uri=args.index_uri, llm_url=args.llm_url,
                                  llm_model=args.llm_model, ask_context_tokens=args.context_tokens,
                                  llm_max_tokens=args.llm_max_tokens,

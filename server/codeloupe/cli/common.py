@@ -114,8 +114,22 @@ def progress_reporter(enabled: bool = True) -> Iterator[object]:
 # --- settings -------------------------------------------------------------------------
 
 
+def device_of(args: argparse.Namespace) -> str | None:
+    """``--device`` checked (``embed.device.resolve_device``); None when not given."""
+    if args.device is None:
+        return None
+    from ..embed import EmbeddingError
+    from ..embed.device import resolve_device
+
+    try:
+        return resolve_device(args.device)
+    except EmbeddingError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def settings_of(args: argparse.Namespace) -> Settings:
     """The engine settings of these flags, over the environment's (``Settings.from_env``)."""
     return Settings.from_env(model=args.model, embedding_backend=args.backend,
+                             embedding_device=device_of(args),
                              index_uri=args.index_uri,
                              index_generated=True if args.include_generated else None)

@@ -117,7 +117,8 @@ def _saved_status(args: argparse.Namespace) -> dict[str, Any] | None:
         if saved is None:
             return None
         model_id, _ = model_identity(settings.model, settings.max_tokens,
-                                     settings.embedding_backend, settings.trust_remote_code)
+                                     settings.embedding_backend, settings.trust_remote_code,
+                                     settings.embedding_device)
         size = folder_bytes(location.local)
     except (CodeloupeError, OSError):
         return None

@@ -16,7 +16,8 @@ Progress goes to stderr; results go to stdout (JSON with ``--json``)."""
 
 
 def _common() -> argparse.ArgumentParser:
-    """The flags every command takes: the model, the backend, where the index lives."""
+    """The flags every command takes: the model, the backend and device, where the index
+    lives."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--model", help="embedding model: 'default' (bundled all-MiniLM-L6-v2), "
                         "a sentence-transformers name or a path (env CODELOUPE_MODEL)")
@@ -24,6 +25,9 @@ def _common() -> argparse.ArgumentParser:
                         help="embedding backend: auto (default: onnx, int8 weights on "
                         "onnxruntime, for every model it can run, else torch), torch "
                         "(sentence-transformers) or onnx (env CODELOUPE_EMBEDDING_BACKEND)")
+    common.add_argument("--device", help="embedding device: auto (default: a CUDA GPU where "
+                        "one is there and torch was built for it, else the CPU), cpu, cuda or "
+                        "cuda:N (env CODELOUPE_EMBEDDING_DEVICE)")
     common.add_argument("--index-uri", help="where the index lives (default ROOT/.codeloupe; "
                         "env CODELOUPE_INDEX_URI)")
     common.add_argument("--include-generated", action="store_true",

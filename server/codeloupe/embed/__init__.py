@@ -70,26 +70,27 @@ log = logging.getLogger(__name__)
 
 
 def load_embedder(
-    model: str = DEFAULT_MODEL, *, backend: str = "auto", **kwargs: object
+    model: str = DEFAULT_MODEL, *, backend: str = "auto", device: str = "auto",
+    **kwargs: object,
 ) -> Embedder:
-    """The embedder of a model on a backend: ``auto`` (onnx where it can run the model,
-    else torch, saying why in one line), ``torch`` (sentence-transformers) or ``onnx``
-    (onnxruntime, int8 weights). Under ``auto`` a model whose ONNX export fails is
-    embedded with torch, and the failure is remembered."""
+    """The embedder of a model on a backend: ``auto`` (torch on a CUDA GPU where one is
+    there for it, else onnx where it can run the model, else torch, saying why in one
+    line), ``torch`` (sentence-transformers) or ``onnx`` (onnxruntime, int8 weights, on
+    the CPU). ``device``: ``auto``, ``cpu``, ``cuda`` or ``cuda:N`` (``embed.device``).
+    Under ``auto`` a model whose ONNX export fails is embedded with torch, and the failure
+    is remembered."""
+    from .device import resolve_device, torch_device
     from .onnx_backend import ExportFailed, OnnxEmbedder, require_onnxruntime
     from .torch_backend import SentenceTransformerEmbedder
 
     trust = bool(kwargs.get("trust_remote_code", False))
-    if kwargs.get("device", "cpu") != "cpu" and resolve_backend(backend) == "auto":
-        choice = BackendChoice("torch", f"device {kwargs['device']}: the onnx backend runs "
-                                        "on the CPU")
-    else:
-        choice = choose_backend(model, backend, trust)
+    device = resolve_device(device)
+    choice = choose_backend(model, backend, trust, device)
     if choice.name == "onnx":
         require_onnxruntime()
-        onnx_kwargs = {k: v for k, v in kwargs.items() if k != "device"}
         try:
-            return OnnxEmbedder(model, **onnx_kwargs)  # type: ignore[arg-type]
+            return OnnxEmbedder(model, device=device if device != "auto" else "cpu",
+                                **kwargs)  # type: ignore[arg-type]
         except ExportFailed as exc:
             if resolve_backend(backend) != "auto":
                 raise
@@ -98,4 +99,5 @@ def load_embedder(
     if choice.reason:
         log.warning("codeloupe: embedding with torch: %s", choice.reason)
     torch_kwargs = {k: v for k, v in kwargs.items() if k != "cache_dir"}
-    return SentenceTransformerEmbedder(model, **torch_kwargs)  # type: ignore[arg-type]
+    return SentenceTransformerEmbedder(model, device=torch_device(device),
+                                       **torch_kwargs)  # type: ignore[arg-type]

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 import cattrs
 
 from ..config import Settings
-from ..embed import BACKENDS
+from ..embed import BACKENDS, EmbeddingError
+from ..embed.device import resolve_device
 from ..graph import DEFAULT_MIN_CONFIDENCE
 from ..scan import DEFAULT_MAX_BYTES
 from .pygls_compat.protocol import shown
@@ -229,6 +230,13 @@ def _backend(value: str) -> None:
         raise OptionError(f"must be one of {', '.join(BACKENDS)}, got {shown(value)}")
 
 
+def _device(value: str) -> None:
+    try:
+        resolve_device(value)
+    except EmbeddingError as exc:
+        raise OptionError(f"must be auto, cpu, cuda or cuda:N, got {shown(value)}") from exc
+
+
 @dataclass
 class ServerOptions:
     """``initializationOptions`` (camelCase on the wire)."""
@@ -236,6 +244,7 @@ class ServerOptions:
     model: str = "default"  # embedding model: "default", a sentence-transformers name or a path
     # "auto" (onnx where it can run the model, else torch), "torch" or "onnx" (embed.choice)
     embedding_backend: str = field(default="auto", metadata={"check": _backend})
+    embedding_device: str = field(default="auto", metadata={"check": _device})
     index_uri: str | None = None  # default: <folder>/.codeloupe
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
@@ -267,6 +276,7 @@ class ServerOptions:
         return Settings(
             model=self.model,
             embedding_backend=self.embedding_backend,
+            embedding_device=self.embedding_device,
             index_uri=self.index_uri,
             include=list(self.include),
             exclude=list(self.exclude),

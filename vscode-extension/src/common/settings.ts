@@ -5,6 +5,7 @@
 export const SERVER_OPTION_KEYS = [
   'model',
   'embeddingBackend',
+  'embeddingDevice',
   'indexUri',
   'include',
   'exclude',

@@ -25,7 +25,7 @@ log = logging.getLogger("codeloupe.lsp")
 _SHUTDOWN_WAIT_S = 30.0
 
 
-ENGINE_FIELDS = ("model", "embedding_backend", "index_uri", "include", "exclude", "max_file_bytes",
+ENGINE_FIELDS = ("model", "embedding_backend", "embedding_device", "index_uri", "include", "exclude", "max_file_bytes",
                  "index_generated", "workers")
 SECTION = "codeloupe"
 
