@@ -117,6 +117,11 @@ class Graph:
         if not new_sites:
             del edges.sites[path]
 
+    def ready_for_edits(self) -> int:
+        """Index the remembered lookups by the keys they read (``Memo.index``), which the
+        first ``replace_file`` would do otherwise; how many were."""
+        return self._resolver.memo.index()
+
     # --- queries (graph.queries) -----------------------------------------------------------
 
     def callers(self, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:

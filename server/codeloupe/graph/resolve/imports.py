@@ -14,7 +14,8 @@ from .reads import MAX_DEPTH
 from .scopes import Scopes
 
 MODULE = ValueKind.MODULE
-INCLUDES, NAMESPACES, IMPORT = Lookup.INCLUDES, Lookup.NAMESPACES, Lookup.IMPORT
+INCLUDES, NAMESPACES, IMPORT, MEMBER = (Lookup.INCLUDES, Lookup.NAMESPACES, Lookup.IMPORT,
+                                        Lookup.MEMBER)
 UNIT_MACROS = Lookup.UNIT_MACROS
 _UNIT_DEPTH = 4  # levels of #include followed for the macros a translation unit defines
 _UNIT_FILES = 64  # files read for them, at most
@@ -127,7 +128,12 @@ class Imports(Scopes):
 
     def module_member(self, files: tuple[str, ...], name: str, depth: int = 0) -> Found:
         """``name`` in a module: a definition, a module-level variable, a re-export
-        (an import in that module, ``export … from``, ``*``), or a submodule."""
+        (an import in that module, ``export … from``, ``*``), or a submodule. Remembered:
+        a package that re-exports its modules with ``*`` is walked once a name, not once
+        a call site (transformers' ``models/__init__.py`` reaches 2,200 modules)."""
+        return self._memoized((MEMBER, files, name), self._compute_member, depth + 1)
+
+    def _compute_member(self, files: tuple[str, ...], name: str, depth: int) -> Found:
         if depth > MAX_DEPTH:
             return self._cut()
         for p in files:  # `module.exports = {stringify: stringify}`: what that name holds there
