@@ -56,6 +56,13 @@ class GraphCache:
         snap = self._snapshot
         return snap if snap is not None and snap.generation == generation else None
 
+    def ready_for_edits(self) -> None:
+        """Make the graph ready for the first edit (``Graph.ready_for_edits``) under the
+        snapshot lock; off the event loop (seconds on a million-line repository)."""
+        with self._lock:
+            if self._snapshot is not None:
+                self._snapshot.graph.ready_for_edits()
+
     def latest(self) -> Snapshot | None:
         """The last snapshot made, of whatever generation (None before the first)."""
         return self._snapshot
