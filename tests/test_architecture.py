@@ -23,7 +23,7 @@ RANKS: dict[str, int] = {
     "errors": 0, "model": 0, "safeio": 0, "userkey": 0, "workers": 0,
     "languages": 1, "resolve": 1, "embed": 1, "store": 1, "scan": 1, "indexdir": 1, "llm": 1,
     "extract": 2, "config": 2,
-    "buffer": 3, "graph": 3, "graph_store": 3, "filejob": 3, "pending": 3,
+    "buffer": 3, "graph": 3, "graph_store": 3, "statusfile": 3, "filejob": 3, "pending": 3,
     "index": 4,
     "search": 5,
     "workspace": 6,
