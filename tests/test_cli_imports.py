@@ -79,10 +79,7 @@ def test_no_command_but_search_and_ask_loads_an_embedding_library(repo: Path, tm
     modules, out = imported(tmp_path, *args)
     assert out.stdout.strip()
     assert not modules & EMBEDDING, sorted(modules & EMBEDDING)
-    if command == "status":  # the first reads every table; the next answers from that read
-        assert modules & STORAGE
-        modules, again = imported(tmp_path, *args)
-        assert again.stdout == out.stdout
+    # status: from what the index run saved (test_status_answers_from_...)
     assert not modules & STORAGE, sorted(modules & STORAGE)
 
 
@@ -135,25 +132,36 @@ def test_a_write_to_a_table_or_a_forged_record_goes_through_the_index(repo: Path
     assert "lancedb" in modules and out.stdout == first.stdout
 
 
-def test_status_answers_from_the_last_read_only_while_the_tables_are_as_it_saw(
+def test_status_answers_from_the_last_read_or_run_only_while_the_tables_are_as_it_saw(
         repo: Path, tmp_path: Path) -> None:
     status = ["status", str(repo), "--json"]
-    modules, first = imported(tmp_path, *status)
-    assert "lancedb" in modules
+    modules, first = imported(tmp_path, *status)  # what the fixture's index run saved
+    assert not modules & STORAGE
+    (repo / ".codeloupe" / STATUS_FILE).unlink()  # gone: every table is read, and saved
+    modules, read = imported(tmp_path, *status)
+    assert "lancedb" in modules and read.stdout == first.stdout
     modules, again = imported(tmp_path, *status)
     assert not modules & STORAGE and again.stdout == first.stdout
     st = json.loads(first.stdout)
     assert st["state"] == f"embedding 0/{st['symbols']}" and st["files"] == 17  # --no-embed
     assert "built_model" not in st and "settings_model" not in st
-    # a new file indexed: the tables changed, so status reads them and counts it
+    # a new file indexed: the index run saves what it left, and status counts it at once
     (repo / "app" / "extra.py").write_text("def extra():\n    return 1\n")
     out = run("index", str(repo), "--no-embed", "-q")
     assert out.returncode == 0, out.stderr
     modules, changed = imported(tmp_path, *status)
-    assert "lancedb" in modules
+    assert not modules & STORAGE
     counted = json.loads(changed.stdout)
     assert counted["files"] == 18 and counted["symbols"] > st["symbols"]
     assert counted["state"] == f"embedding 0/{counted['symbols']}"
+    # the same as a full read of the tables says
+    (repo / ".codeloupe" / STATUS_FILE).unlink()
+    modules, full = imported(tmp_path, *status)
+    assert "lancedb" in modules and json.loads(full.stdout) == counted
+    # another writer (the language server) wrote to a table: status reads them again
+    Index(repo, Settings()).store.touch()
+    modules, touched = imported(tmp_path, *status)
+    assert "lancedb" in modules and json.loads(touched.stdout)["files"] == 18
     modules, _ = imported(tmp_path, *status)
     assert not modules & STORAGE
     # a saved answer this user's key did not sign is never believed

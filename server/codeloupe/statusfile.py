@@ -1,12 +1,12 @@
-"""What ``codeloupe status`` last read from an index, saved beside it (``STATUS_FILE``),
-signed with this user's key, with the state of the tables' files it was read from
-(``store.tables_state``).
+"""What ``codeloupe status`` last read from an index, or what ``codeloupe index`` left in
+it, saved beside it (``STATUS_FILE``), signed with this user's key, with the state of the
+tables' files it was read from (``store.tables_state``).
 
 While no table has changed since, ``status`` answers from it without opening the store
 (LanceDB's import alone is most of a cold process's half second): any write to a table
 changes the state, and so does a damaged file that changed size, time or inode, so the
-saved answer is one the full read (which reads every table for damage) gave for exactly
-these files. A file that is not this user's, a committed one, an edited one, another
+saved answer is one the full read (which reads every table for damage) or the index run
+that wrote them gave for exactly these files. A file that is not this user's, a committed one, an edited one, another
 format: it is not read, and ``status`` reads the index as before.
 """
 

@@ -24,6 +24,7 @@ def run_index(args: argparse.Namespace) -> int:
     with progress_reporter(not args.quiet) as progress:
         report = index.update(progress, embed=not args.no_embed,  # type: ignore[arg-type]
                               on_wait=waiting)
+    _save_what_it_wrote(index)
     if args.json:
         print(json.dumps({"root": str(index.root), **report.as_dict()}))
         return 0
@@ -93,6 +94,24 @@ def run_status(args: argparse.Namespace) -> int:
         lines.append(f"note:        {mismatch}")
     print("\n".join(lines))
     return 0
+
+
+def _save_what_it_wrote(index: Any) -> None:  # codeloupe.index.Index
+    """After an index run, the status of the tables it left (``statusfile``), so the next
+    ``status`` answers at once; nothing when another writer came meanwhile."""
+    from ..statusfile import save_status
+    from ..store import tables_state
+
+    folder = index.location.local
+    if folder is None:
+        return
+    try:
+        before = tables_state(folder)
+        st = index.status()
+    except Exception:  # a cache: the run's own outcome is what counts
+        return
+    st["built_model"] = index.store.built_with.get("model_id")
+    save_status(folder, before, st)
 
 
 def _saved_status(args: argparse.Namespace) -> dict[str, Any] | None:
