@@ -146,7 +146,7 @@ async def index_folder(ls: CodeloupeServer, folder: Folder,
             freeze_heap()
         if ls.options.embeddings and not ls.stopping.is_set():
             warm_model(ls, folder, index)  # search needs the model: load it now, not on the first query
-        if not ls.stopping.is_set():
+        if not ls.stopping.is_set() and not _removed(ls, folder):
             warm_graph(ls, folder)  # hover and the call hierarchy need the map: likewise
         done = f"{report.files} files, {report.symbols} symbols"
         if report.pending_embeddings:
@@ -179,27 +179,28 @@ def warm_graph(ls: CodeloupeServer, folder: Folder) -> None:
     entry = (folder.generation, update)
     ls.graph_updates[folder.uri] = entry  # requests wait for it (CodeloupeServer.snapshot)
 
-    def indexed(fut: asyncio.Future) -> None:
-        if fut.cancelled():
-            return
-        if fut.exception() is not None:  # the first edit does it instead
-            log.info("codeloupe: preparing the call graph of %s for edits failed: %s",
-                     folder.root, fut.exception())
-        elif not ls.stopping.is_set():
-            freeze_heap()
-
-    def done(fut: asyncio.Future) -> None:
+    def forget(_: asyncio.Future) -> None:
         if ls.graph_updates.get(folder.uri) is entry:
             del ls.graph_updates[folder.uri]
-        if fut.cancelled():
-            return
-        if fut.exception() is not None:  # the first request that needs it tries again
-            log.info("codeloupe: making the call graph of %s failed: %s", folder.root,
-                     fut.exception())
-        elif not ls.stopping.is_set():  # then the first keystroke's update is cheap too
-            asyncio.ensure_future(ls.read(folder.graphs.ready_for_edits)).add_done_callback(indexed)
 
-    update.add_done_callback(done)
+    update.add_done_callback(forget)
+
+    async def settle() -> None:
+        try:
+            await update
+            if ls.stopping.is_set() or _removed(ls, folder):
+                return
+            await ls.read(folder.graphs.ready_for_edits)  # then the first keystroke is cheap too
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the first request (or edit) that needs it does it again
+            log.info("codeloupe: making the call graph of %s failed: %s", folder.root, exc)
+            return
+        if not ls.stopping.is_set() and not _removed(ls, folder):
+            freeze_heap()
+
+    # a removed folder's memory is freed once this has ended too (features.lifecycle)
+    folder.graph_warming = asyncio.ensure_future(settle())
 
 
 def embed_first(folder: Folder) -> list[str]:

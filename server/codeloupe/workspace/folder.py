@@ -58,6 +58,7 @@ class Folder:
     # set once the model holds what the index holds (the first run's disk sync)
     loaded: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
     warming: asyncio.Future | None = field(default=None, repr=False, compare=False)  # a model load
+    graph_warming: asyncio.Future | None = field(default=None, repr=False, compare=False)  # the call graph made once ready
     dropped_index: bool = False  # an index was dropped (re-opened): free it after the next run
     error: str | None = None
     report: dict[str, object] = field(default_factory=dict)

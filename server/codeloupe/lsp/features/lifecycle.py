@@ -116,14 +116,16 @@ def did_change_workspace_folders(ls: CodeloupeServer,
 
 async def _release_removed(ls: CodeloupeServer,
                            removed: list[tuple[Folder, Jobs | None, asyncio.Future | None]]) -> None:
-    """Once the work of removed folders has ended (their index run, model load and
-    queued writes), free what they held (``release_heap``)."""
+    """Once the work of removed folders has ended (their index run, model load, the call
+    graph made once ready and queued writes), free what they held (``release_heap``)."""
     loop = asyncio.get_running_loop()
     while removed:
         folder, writer, task = removed.pop()
-        waits = [f for f in (task, folder.warming) if f is not None]
-        if waits:
+        waits = [f for f in (task, folder.warming, folder.graph_warming) if f is not None]
+        while waits:  # the run may start a model load or the graph's as it ends
             await asyncio.gather(*waits, return_exceptions=True)
+            waits = [f for f in (folder.warming, folder.graph_warming)
+                     if f is not None and not f.done()]
         if writer is not None:
             await loop.run_in_executor(None, writer.shutdown, True)  # queued writes run
         del folder, writer, task, waits  # this frame must not keep the folder alive
