@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "server" / "codeloupe"
 # lower rank, never one of a higher rank ("languages <- extract <- graph; embed,
 # store <- index <- search <- workspace <- ask <- lsp, mcp, cli").
 RANKS: dict[str, int] = {
-    "errors": 0, "model": 0, "safeio": 0, "userkey": 0, "workers": 0,
+    "errors": 0, "model": 0, "safeio": 0, "userkey": 0, "workers": 0, "lazy": 0,
     "languages": 1, "resolve": 1, "embed": 1, "store": 1, "scan": 1, "indexdir": 1, "llm": 1,
     "extract": 2, "config": 2,
     "buffer": 3, "graph": 3, "graph_store": 3, "statusfile": 3, "filejob": 3, "pending": 3,

@@ -10,8 +10,9 @@ backends themselves (numpy with them) are imported on first use (``__getattr__``
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy import lazy_names
 from .base import (
     BACKENDS,
     DEFAULT_MODEL,
@@ -44,17 +45,7 @@ if TYPE_CHECKING:
 
 _BACKENDS = {"ExportFailed": "onnx_backend", "OnnxEmbedder": "onnx_backend",
              "require_onnxruntime": "onnx_backend", "SentenceTransformerEmbedder": "torch_backend"}
-
-
-def __getattr__(name: str) -> Any:
-    where = _BACKENDS.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _BACKENDS)
 
 __all__ = [
     "BACKENDS", "DEFAULT_MODEL", "DEFAULT_MODEL_ID", "ONNX_SUFFIX", "SUMMARY_MIN_CHARS",

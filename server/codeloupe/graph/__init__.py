@@ -66,8 +66,9 @@ extraction hands the graph, digested per file), ``deps`` (dependency keys),
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy import lazy_names
 from .model import CLASS_KINDS, DEFAULT_MIN_CONFIDENCE, CallSite, Edge, Reason, SymbolInfo, TypeRef
 
 if TYPE_CHECKING:
@@ -77,12 +78,6 @@ __all__ = ["CLASS_KINDS", "DEFAULT_MIN_CONFIDENCE", "CallSite", "Edge", "Graph",
            "TypeRef"]
 
 
-def __getattr__(name: str) -> Any:
-    """``Graph`` (and the resolver, numpy and pyarrow under it) is imported on first use:
-    the command-line parser reads ``DEFAULT_MIN_CONFIDENCE`` alone."""
-    if name == "Graph":
-        from .graph import Graph
-
-        globals()["Graph"] = Graph
-        return Graph
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``Graph`` (and the resolver, numpy and pyarrow under it) is imported on first use: the
+# command-line parser reads ``DEFAULT_MIN_CONFIDENCE`` alone
+__getattr__ = lazy_names(__name__, {"Graph": "graph"})
