@@ -107,11 +107,18 @@ def _save_what_it_wrote(index: Any) -> None:  # codeloupe.index.Index
         return
     try:
         before = tables_state(folder)
-        st = index.status()
+        st = _store_status(index)
     except Exception:  # a cache: the run's own outcome is what counts
         return
-    st["built_model"] = index.store.built_with.get("model_id")
     save_status(folder, before, st)
+
+
+def _store_status(index: Any) -> dict[str, Any]:  # codeloupe.index.Index
+    """``Index.status`` with the model the index was built with (``built_model``): what
+    ``statusfile`` saves."""
+    st: dict[str, Any] = index.status()
+    st["built_model"] = index.store.built_with.get("model_id")
+    return st
 
 
 def _saved_status(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -181,8 +188,7 @@ def _read_status(args: argparse.Namespace) -> dict[str, Any] | None:
     if damaged:
         table, detail = next(iter(damaged.items()))
         raise IndexDamaged(index.store.uri, table, detail)
-    st: dict[str, Any] = index.status()
-    st["built_model"] = index.store.built_with.get("model_id")
+    st = _store_status(index)
     if folder is not None and before is not None and save_status(folder, before, st):
         st["index_bytes"] = index.store.size_bytes()  # with the saved status, as next time
     st["settings_model"] = index.model_id

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from .base import EmbeddingError
 
-DEVICES = ("auto", "cpu", "cuda")  # and cuda:N
 _DEVICE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 _CUDA_LINE = re.compile(r"""^cuda\s*(?::[^=\n]*)?=\s*['"]([^'"]+)['"]""", re.M)
 NVIDIA_PROC = Path("/proc/driver/nvidia/gpus")
