@@ -3,11 +3,20 @@ lasting objects are made, and let go when one of them was dropped."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
+import weakref
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .server import CodeloupeServer
+
+log = logging.getLogger("codeloupe.lsp")
+# pauses between collections while a dropped object outlives one (release_dropped):
+# 0.05 s doubling, about 25 s in all
+_RELEASE_PAUSES = tuple(0.05 * 2**i for i in range(9))
 
 
 def freeze_heap() -> None:
@@ -27,7 +36,34 @@ def release_heap(ls: CodeloupeServer) -> None:
     it) would never be freed, with its embedding model (reference cycles, tens of MB
     each time). Unfreeze, collect everything once (about half a second with a model
     in memory, and only after such a drop), freeze again."""
+    _collect_all()
+    ls.heap_releases += 1
+
+
+def _collect_all() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+async def release_dropped(ls: CodeloupeServer, dropped: Sequence[weakref.ref]) -> bool:
+    """``release_heap`` once what held the ``dropped`` objects has let go of them; True
+    when every one was freed. A worker thread that has just run a job for one (a
+    search, a read) can hold its last reference a moment longer than the job's answer
+    takes to arrive: ``concurrent.futures`` drops the work item only after setting
+    its result, and on a loaded machine the loop runs first. A reference cycle let go
+    after the collection would then be frozen for good, so while one of them is still
+    alive after a collection, collect again after a pause (doubling; a few tries: a
+    real leak is logged, not waited on forever)."""
+    _collect_all()
+    for pause in _RELEASE_PAUSES:
+        if all(ref() is None for ref in dropped):
+            break
+        await asyncio.sleep(pause)
+        _collect_all()
+    freed = all(ref() is None for ref in dropped)
+    if not freed:
+        log.info("codeloupe: %d dropped index(es) still referenced after every collection",
+                 sum(ref() is not None for ref in dropped))
     ls.heap_releases += 1
+    return freed

@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ...workspace import Folder, Jobs
-from ..heap import release_heap
+from ..heap import release_dropped
 from ..indexing import register_file_watchers, schedule_index
 from ..options import ServerOptions, camel, read_lenient
 from ..pygls_compat import use_buffer_documents
@@ -117,8 +118,10 @@ def did_change_workspace_folders(ls: CodeloupeServer,
 async def _release_removed(ls: CodeloupeServer,
                            removed: list[tuple[Folder, Jobs | None, asyncio.Future | None]]) -> None:
     """Once the work of removed folders has ended (their index run, model load, the call
-    graph made once ready and queued writes), free what they held (``release_heap``)."""
+    graph made once ready and queued writes), free what they held (``release_dropped``:
+    once nothing holds their indexes)."""
     loop = asyncio.get_running_loop()
+    dropped: list[weakref.ref] = []
     while removed:
         folder, writer, task = removed.pop()
         waits = [f for f in (task, folder.warming, folder.graph_warming) if f is not None]
@@ -128,9 +131,11 @@ async def _release_removed(ls: CodeloupeServer,
                      if f is not None and not f.done()]
         if writer is not None:
             await loop.run_in_executor(None, writer.shutdown, True)  # queued writes run
+        if folder.index is not None:  # the run may have opened it meanwhile
+            dropped.append(weakref.ref(folder.index))
         del folder, writer, task, waits  # this frame must not keep the folder alive
     if not ls.stopping.is_set():
-        release_heap(ls)
+        await release_dropped(ls, dropped)
 
 
 async def pull_settings(ls: CodeloupeServer) -> object:
