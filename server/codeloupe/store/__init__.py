@@ -25,20 +25,20 @@ if TYPE_CHECKING:
     from .schema import (
         FILES_SCHEMA,
         REFS_SCHEMA,
-        SCHEMA_VERSION,
         FileRow,
         cache_schema,
         symbols_schema,
     )
     from .sql import SymbolFilter, is_local_uri, sql_in, sql_literal
     from .upkeep import VECTOR_INDEX_MIN_ROWS
+    from .version import SCHEMA_VERSION
 
 _WHERE = {
     "Store": "db", "tables_state": "disk",
     **dict.fromkeys(("FullTextUnavailable", "IndexAbsent", "IndexDamaged", "IndexMismatch",
                      "StoreError"), "errors"),
-    **dict.fromkeys(("FILES_SCHEMA", "REFS_SCHEMA", "SCHEMA_VERSION", "FileRow", "cache_schema",
-                     "symbols_schema"), "schema"),
+    **dict.fromkeys(("FILES_SCHEMA", "REFS_SCHEMA", "FileRow", "cache_schema", "symbols_schema"), "schema"),
+    "SCHEMA_VERSION": "version",
     **dict.fromkeys(("SymbolFilter", "is_local_uri", "sql_in", "sql_literal"), "sql"),
     "VECTOR_INDEX_MIN_ROWS": "upkeep",
 }

@@ -39,7 +39,6 @@ from .schema import (
     META_SCHEMA,
     REFS,
     REFS_SCHEMA,
-    SCHEMA_VERSION,
     SYMBOLS,
     cache_schema,
     symbols_schema,
@@ -47,6 +46,7 @@ from .schema import (
 from .sql import is_local_uri
 from .upkeep import Upkeep
 from .vectors import Vectors
+from .version import SCHEMA_VERSION
 
 log = logging.getLogger("codeloupe.store")
 

@@ -6,8 +6,6 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 2
-
 SYMBOLS = "symbols"
 FILES = "files"
 REFS = "refs"

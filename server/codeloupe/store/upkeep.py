@@ -20,9 +20,10 @@ from .errors import (
     guarded,
     is_failure,
 )
-from .schema import FILES, PROBE_COLUMNS, REFS, SCHEMA_VERSION, SYMBOLS, cache_schema
+from .schema import FILES, PROBE_COLUMNS, REFS, SYMBOLS, cache_schema
 from .sql import is_local_uri
 from .vectors import as_matrix
+from .version import SCHEMA_VERSION
 
 log = logging.getLogger("codeloupe.store")
 
