@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codeloupe.graph_store import GRAPH_FILE
+from codeloupe.graph_store import CALLS_FILE, GRAPH_FILE
 
 from .test_cli import run
 
@@ -132,6 +132,7 @@ def test_the_map_is_saved_beside_the_index_and_never_used_stale(tmp_path: Path) 
     stamp = saved.stat().st_mtime_ns
     again = run("calls", "--root", str(root), "--json", "-q", "Transport.write")
     assert again.stdout == first.stdout and saved.stat().st_mtime_ns == stamp  # loaded, not rebuilt
+    assert (root / ".codeloupe" / CALLS_FILE).exists()  # its calls beside it
     # an edit: the index changes, so the saved map is not used (and is saved again)
     mail = root / "app" / "mail.py"
     mail.write_text(mail.read_text() + "\n\ndef late(t: tr.Transport) -> None:\n    t.write(1)\n")
@@ -157,3 +158,25 @@ def test_name_matches_with_few_candidates_are_offered_with_their_evidence(repo: 
     # each test file's own `Clock.advance`: narrowed, in the view, with why
     out = run("calls", "--root", str(repo), "-q", "app/checks/test_alpha.py:5")
     assert "in test_expiry  [0.6]  narrowed by caller's file has its own Clock.advance" in out.stdout
+
+
+def test_calls_and_path_read_the_saved_calls_without_the_map(tmp_path: Path) -> None:
+    """Beside the map, its calls alone (``graph.callfile``): ``calls`` and ``path`` read
+    them in place and answer as from the map; one with another key is never used."""
+    root = tmp_path / "repo"
+    shutil.copytree(DATA, root)
+    assert run("index", str(root), "--no-embed", "-q").returncode == 0
+    asks = [("calls", "--root", str(root), "--json", "-q", "--both", "--depth", "2", "Transport.write"),
+            ("calls", "--root", str(root), "--json", "-q", "--both", "--min-confidence", "0", "Transport.send"),
+            ("path", "--root", str(root), "--json", "-q", "Service.run", "Transport.write")]
+    from_map = [run(*a).stdout for a in asks]  # the first builds the map, saves it and its calls
+    folder = root / ".codeloupe"
+    assert json.loads(from_map[0])["callers"] and json.loads(from_map[2])["chains"]
+    (folder / GRAPH_FILE).unlink()
+    assert [run(*a).stdout for a in asks] == from_map  # the calls alone
+    assert not (folder / GRAPH_FILE).exists()
+    mail = root / "app" / "mail.py"  # a new state: neither is used, both are saved again
+    mail.write_text(mail.read_text() + "\n\ndef late(t: tr.Transport) -> None:\n    t.write(1)\n")
+    edited = json.loads(run(*asks[0]).stdout)
+    assert "late" in {c["caller"]["qualified_name"] for c in edited["callers"]}
+    assert (folder / GRAPH_FILE).exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeloupe.config import Settings
-from codeloupe.graph_store import GRAPH_FILE
+from codeloupe.graph_store import CALLS_FILE, GRAPH_FILE
 from codeloupe.index import Index
 from codeloupe.search import Searcher
 from codeloupe.statusfile import STATUS_FILE
@@ -102,7 +102,7 @@ def test_read_only_commands_never_delete_on_a_model_mismatch(foreign: Path) -> N
     assert "fetch" in calls.stdout and "without updating it" in calls.stderr
     after = sorted(p.name for p in folder.iterdir())
     # what the next command reads instead of the index: the graph, the status it saw
-    assert set(after) - set(before) <= {GRAPH_FILE, STATUS_FILE}
+    assert set(after) - set(before) <= {GRAPH_FILE, CALLS_FILE, STATUS_FILE}
     assert set(before) <= set(after)
     assert len(list((folder / "symbols.lance" / "data").iterdir())) == symbols
     idx = Index(indexed, Settings(), writable=False, check_model=False)

@@ -20,7 +20,7 @@ import pytest
 from codeloupe import __version__
 from codeloupe.graph import Edge, Graph, deps, persist
 from codeloupe.graph.memo import Lookup, site_key
-from codeloupe.graph_store import GRAPH_FILE, LEGACY_GRAPH_FILES
+from codeloupe.graph_store import CALLS_FILE, GRAPH_FILE, LEGACY_GRAPH_FILES
 from codeloupe.userkey import user_secret
 
 from .test_graph_languages import CASES, DATA, _file_rows, _scratch, _snapshot
@@ -430,6 +430,7 @@ def test_an_old_pickle_in_the_users_own_index_folder_is_never_loaded(tmp_path: P
     for new_file in ("gone", "hostile", "unsigned"):
         for old in LEGACY_GRAPH_FILES:
             (folder / old).write_bytes(_old_pickle(marker, key, user_secret() or b""))
+        (folder / CALLS_FILE).unlink()  # else `calls` reads its calls and never the map
         if new_file == "gone":
             saved.unlink()
         elif new_file == "hostile":  # the old pickle's bytes under the new name
@@ -440,6 +441,7 @@ def test_an_old_pickle_in_the_users_own_index_folder_is_never_loaded(tmp_path: P
         assert _calls(root, cache)["callers"] == want["callers"], new_file
         assert not marker.exists(), new_file
         assert saved.exists() and Graph.load(saved, key) is not None  # built and saved again
+        assert (folder / CALLS_FILE).exists()  # with its calls
         assert not any((folder / old).exists() for old in LEGACY_GRAPH_FILES)  # and the old one gone
     # the new file as codeloupe saved it is used (loaded, not rebuilt)
     stamp = saved.stat().st_mtime_ns

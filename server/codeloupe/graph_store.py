@@ -17,21 +17,28 @@ import logging
 import os
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .config import Settings
 from .embed import TEXT_VERSION, model_identity
 from .errors import CodeloupeError
 from .extract import EXTRACT_VERSION
-from .graph import Graph, SymbolInfo
+from .graph import SymbolInfo
+from .graph.callfile import SavedCalls
 from .indexdir import IndexFolder, locate
 from .safeio import open_no_follow, replace_file
 from .scan import ScanResult, scan
 from .store import SCHEMA_VERSION, tables_state
 from .userkey import sign, user_secret
 
+if TYPE_CHECKING:  # imported where a map is built or loaded: not by `calls` reading its calls
+    from .graph import Graph
+
 GRAPH_FILE = "callgraph.cgraph"  # in the index folder: the map graph_for_store saves (graph.persist)
+# beside it, for the same key: its calls alone, read in place by ``codeloupe calls``/``path``
+# (graph.callfile: a few symbols' edges without loading the map)
+CALLS_FILE = "callgraph.calls"
 # what older versions saved there (pickles): never read, deleted when the map is saved
 LEGACY_GRAPH_FILES = ("callgraph.pickle",)
 SYNC_FILE = "synced.json"  # in the index folder: what the last sync saw and left (record_sync)
@@ -47,6 +54,8 @@ def graph_for_store(store: Any) -> Graph:  # codeloupe.store.Store
     for the next start. The key is ``store_key``: every write of a file's symbols
     and references changes it, so a stale map is never used. An index that is not a
     local folder is not saved beside; a map that cannot be written is only a note."""
+    from .graph import Graph
+
     target = saved_graph_path(store)
     if target is None:
         return graph_from_store(store)
@@ -64,10 +73,12 @@ def graph_for_store(store: Any) -> Graph:  # codeloupe.store.Store
 
 
 def save_graph(graph: Graph, target: Path, key: str) -> None:
-    """Save the map at ``target`` (``saved_graph_path``) for ``key``, and delete what an
-    older version saved beside it (``LEGACY_GRAPH_FILES``: never loaded, only stale).
-    OSError when it cannot be written."""
+    """Save the map at ``target`` (``saved_graph_path``) for ``key`` and its calls beside
+    it (``CALLS_FILE``), and delete what an older version saved there
+    (``LEGACY_GRAPH_FILES``: never loaded, only stale). OSError when it cannot be
+    written."""
     graph.save(target, key)
+    graph.save_calls(target.with_name(CALLS_FILE), key)
     for name in LEGACY_GRAPH_FILES:
         try:
             (target.parent / name).unlink(missing_ok=True)
@@ -77,6 +88,8 @@ def save_graph(graph: Graph, target: Path, key: str) -> None:
 
 def graph_from_store(store: Any) -> Graph:  # codeloupe.store.Store
     """The map built from every symbol and reference row of the store."""
+    from .graph import Graph
+
     symbols = [SymbolInfo(**row) for row in store.symbol_rows(_SYMBOL_COLUMNS)]
     return Graph(symbols, store.ref_rows())
 
@@ -209,14 +222,16 @@ def _read_record(folder: Path, secret: bytes) -> dict[str, str] | None:
     return record
 
 
-def current_graph(root: Path, settings: Settings, *,
-                  rescan: bool = True) -> tuple[Graph, IndexFolder] | None:
+def current_graph(root: Path, settings: Settings, *, rescan: bool = True,
+                  calls: bool = False) -> tuple[Graph | SavedCalls, IndexFolder] | None:
     """The graph saved beside the index of ``root`` and where that index is, when the
     record of the last sync proves it is the graph a command would get after syncing
     (``rescan``: the files on disk are scanned and must be as that sync left them) or,
     without ``rescan``, of the index as it is; else None (the caller opens the index).
-    Reads the index folder's directory entries, the record and the saved graph, never
-    the store, and writes nothing."""
+    With ``calls``, its calls read in place (``CALLS_FILE``: for callers, callees and
+    chains) where they were saved for it; else the map is loaded and its calls saved
+    for the next command. Reads the index folder's directory entries, the record and
+    what was saved, never the store, and writes nothing but those calls."""
     try:
         root = root.resolve()
         if not root.is_dir():
@@ -246,5 +261,16 @@ def current_graph(root: Path, settings: Settings, *,
         files = ((f.path, f.size, f.mtime_ns, f.language) for f in found.files)
         if disk_key(files, found.skipped) != record["disk"]:
             return None
+    if calls and (saved := SavedCalls.open(folder / CALLS_FILE, record["graph_key"])) is not None:
+        return saved, location
+    from .graph import Graph
+
     graph = Graph.load(folder / GRAPH_FILE, record["graph_key"])
-    return None if graph is None else (graph, location)
+    if graph is None:
+        return None
+    if calls:  # saved by a version before the calls file, or lost: there next time
+        try:
+            graph.save_calls(folder / CALLS_FILE, record["graph_key"])
+        except OSError as exc:
+            log.info("codeloupe: cannot save the calls beside the call graph in %s: %s", folder, exc)
+    return graph, location

@@ -11,11 +11,16 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..graph import DEFAULT_MIN_CONFIDENCE, Edge, Graph, SymbolInfo
+from ..graph import DEFAULT_MIN_CONFIDENCE, Edge, SymbolInfo
 from ..graph_store import current_graph, graph_for_store
 from .common import CliError, err, note, settings_of
 from .common import out as _print
+
+if TYPE_CHECKING:  # loaded where the whole map is: `calls` and `path` may read its calls alone
+    from ..graph import Graph
+    from ..graph.callfile import SavedCalls
 
 
 class TargetError(Exception):
@@ -23,14 +28,15 @@ class TargetError(Exception):
     otherwise."""
 
 
-def load_graph(args: argparse.Namespace) -> Graph:
+def load_graph(args: argparse.Namespace, calls: bool = False) -> Graph | SavedCalls:
     """The call graph of the folder, the index brought up to date first (unless
     ``--no-update``). When the last sync's record proves that would change nothing,
-    the graph saved beside the index, read without opening it; else the index is
-    opened (importing LanceDB and the engine: most of the command's time), updated,
-    and its graph loaded or built."""
+    the graph saved beside the index, read without opening it (with ``calls``, for
+    callers, callees and chains: its saved calls read in place, a few symbols' edges
+    decoded, not the map); else the index is opened (importing LanceDB and the
+    engine: most of the command's time), updated, and its graph loaded or built."""
     saved = current_graph(Path(args.root).expanduser(), settings_of(args),
-                          rescan=not args.no_update)
+                          rescan=not args.no_update, calls=calls)
     if saved is not None:
         graph, location = saved
         if location.note:
@@ -42,28 +48,27 @@ def load_graph(args: argparse.Namespace) -> Graph:
     return graph_for_store(index.store)  # the saved graph when the index has not changed since
 
 
-def find_symbols(graph: Graph, target: str) -> list[SymbolInfo]:
+def find_symbols(graph: Graph | SavedCalls, target: str) -> list[SymbolInfo]:
     """``path:line`` (the innermost symbol around that line, 1-based), a symbol id, a
     qualified name or a name."""
     target = target.strip()
     if not target:
         raise TargetError("empty target")
     path, sep, line = target.rpartition(":")
-    if sep and line.isdigit() and path in graph.file_symbols:
+    if sep and line.isdigit():
+        in_file = graph.symbols_where("path", path)
+        if not in_file:
+            raise TargetError(f"no indexed file {path!r}")
         n = int(line)
-        inside = [graph.symbols[i] for i in graph.file_symbols[path] if i in graph.symbols]
-        inside = [s for s in inside if s.start_line <= n <= s.end_line]
+        inside = [s for s in in_file if s.start_line <= n <= s.end_line]
         if not inside:
             raise TargetError(f"no symbol at {target}")
         named = [s for s in inside if not (s.kind == "module" and s.parent is None)] or inside
         return [max(named, key=lambda s: (s.start_line, -s.end_line))]
-    if sep and line.isdigit():
-        raise TargetError(f"no indexed file {path!r}")
-    if target in graph.symbols:
-        return [graph.symbols[target]]
+    if (sym := graph.symbols.get(target)) is not None:
+        return [sym]
     for key in ("qualified_name", "name"):
-        found = [s for s in graph.symbols.values()
-                 if getattr(s, key) == target and not (s.kind == "module" and s.parent is None)]
+        found = [s for s in graph.symbols_where(key, target) if not (s.kind == "module" and s.parent is None)]
         if found:
             return sorted(found, key=lambda s: s.id)
     raise TargetError(f"no symbol named {target!r}")
@@ -74,7 +79,7 @@ def _symbol(s: SymbolInfo) -> dict[str, object]:
             "qualified_name": s.qualified_name, "kind": s.kind}
 
 
-def _caller_ref(graph: Graph, symbol_id: str) -> dict[str, object]:
+def _caller_ref(graph: Graph | SavedCalls, symbol_id: str) -> dict[str, object]:
     s = graph.symbols.get(symbol_id)
     if s is None:
         return {"qualified_name": symbol_id.split("::", 1)[-1], "path": symbol_id.split("::", 1)[0],
@@ -97,7 +102,7 @@ def _by_level(start: str, depth: int, visit: Callable[[str, int], Iterable[str]]
         frontier = nxt
 
 
-def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
+def callers_of(graph: Graph | SavedCalls, sym: SymbolInfo, depth: int,
                min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
     """Call sites into ``sym`` (with ``depth`` above 1: into its callers too, each row with
     its level), edges below ``min_confidence`` left out."""
@@ -121,7 +126,7 @@ def callers_of(graph: Graph, sym: SymbolInfo, depth: int,
     return out
 
 
-def callees_of(graph: Graph, sym: SymbolInfo, depth: int,
+def callees_of(graph: Graph | SavedCalls, sym: SymbolInfo, depth: int,
                min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
     """What ``sym`` calls, one row a callee with its call sites (with ``depth`` above 1:
     their callees too, each row with its level)."""
@@ -149,7 +154,7 @@ def callees_of(graph: Graph, sym: SymbolInfo, depth: int,
     return out
 
 
-def offered_rows(graph: Graph, sym: SymbolInfo, min_confidence: float, incoming: bool) -> list[dict[str, object]]:
+def offered_rows(graph: Graph | SavedCalls, sym: SymbolInfo, min_confidence: float, incoming: bool) -> list[dict[str, object]]:
     """The name matches below ``min_confidence`` with few candidates (``Graph.offered``):
     one row a call site, with the other end and the evidence."""
     rows: list[dict[str, object]] = []
@@ -181,7 +186,7 @@ def run_calls(args: argparse.Namespace) -> int:
     stdin = "-" in args.target
     batch = stdin or len(args.target) > 1  # one unknown target never stops the others
     as_json = args.json or stdin
-    graph = load_graph(args)
+    graph = load_graph(args, calls=True)
     failed = 0
     for target in _targets(args):
         try:
@@ -252,7 +257,7 @@ def _print_offered(rows: list[dict], end: str) -> None:
 def run_path(args: argparse.Namespace) -> int:
     """``codeloupe path``: the call chains from one target to another, at most ``--depth``
     calls long."""
-    graph = load_graph(args)
+    graph = load_graph(args, calls=True)
     ends = {}
     for label, target in (("from", args.source), ("to", args.dest)):
         try:
@@ -284,7 +289,10 @@ def run_path(args: argparse.Namespace) -> int:
 def run_graph(args: argparse.Namespace) -> int:
     """``codeloupe graph``: how well the call graph resolved (per language), the most called
     symbols, the widest callers and how many symbols nothing calls."""
+    from ..graph import Graph
+
     graph = load_graph(args)
+    assert isinstance(graph, Graph)  # not the calls alone: the figures read the whole map
     stats = graph.stats()
 
     def named(rows: list[tuple[str, int]]) -> list[dict[str, object]]:

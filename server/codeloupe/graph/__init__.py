@@ -60,8 +60,9 @@ The units, each its own module: ``model`` (the records and enums), ``facts`` (wh
 extraction hands the graph, digested per file), ``deps`` (dependency keys),
 ``index`` (symbols and facts, per file), ``edges`` (call sites and edges),
 ``memo`` (remembered lookups), ``resolve/`` (the resolver), ``queries``,
-``persist`` (the saved graph: versioned plain data, never a pickle), and ``graph``
-(``Graph``, the facade callers use).
+``persist`` (the saved graph: versioned plain data, never a pickle), ``callfile``
+(its calls alone, saved beside it and read in place by the commands that ask about a
+few symbols), and ``graph`` (``Graph``, the facade callers use).
 """
 
 from __future__ import annotations

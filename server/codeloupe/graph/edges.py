@@ -12,12 +12,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Protocol
 
 from .memo import Lookup, site_key
 from .model import CallSite, Edge, Reason, SymbolInfo, Target
 
 NAME = Reason.NAME
 SITE = Lookup.SITE
+
+
+class EdgeReader(Protocol):
+    """What the edge queries read (``queries``): an ``EdgeIndex``, or a saved call file
+    read in place (``callfile.CallFile``)."""
+
+    def edges_in(self, target: str) -> Iterator[Edge]: ...
+
+    def edges_out(self, caller: str) -> Iterator[Edge]: ...
+
+    def candidates(self, site: CallSite) -> int: ...
 
 
 class EdgeIndex:
@@ -134,6 +146,11 @@ class EdgeIndex:
         for site in self.named_by_caller.get(caller, ()):
             for t in self.named[site]:
                 yield Edge(site, *t)
+
+    def candidates(self, site: CallSite) -> int:
+        """How many targets a call site has (name matches: how many distinct symbols)."""
+        found = self.named.get(site)
+        return len({t.target for t in found}) if found is not None else len(self.site_edges.get(site, ()))
 
     def site_targets(self) -> Iterator[tuple[CallSite, list[Target] | tuple[Target, ...]]]:
         """Every site with its targets."""

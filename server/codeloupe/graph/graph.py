@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
-from . import persist, queries
+from . import callfile, persist, queries
 from .edges import EdgeIndex, InEdges, OutEdges, SiteEdges
 from .facts import RefRow, call_site
 from .index import SymbolIndex
@@ -23,7 +23,7 @@ from .model import CallSite, Edge, SymbolInfo, TypeRef
 from .resolve import Resolver
 
 
-class Graph:
+class Graph(queries.EdgeQueries):
     """The call graph of a set of files: built from their symbols and reference rows,
     kept up to date one file at a time, asked for callers, callees and chains."""
 
@@ -44,7 +44,7 @@ class Graph:
 
     def _assemble(self, index: SymbolIndex, edges: EdgeIndex | None, memo: Memo) -> None:
         self._index = index
-        self._edges = edges if edges is not None else EdgeIndex(index.symbols)
+        self._edges: EdgeIndex = edges if edges is not None else EdgeIndex(index.symbols)
         self._resolver = Resolver(index, memo)
         self.symbols: dict[str, SymbolInfo] = index.symbols  # id → symbol (read-only)
         self.by_name: dict[str, list[SymbolInfo]] = index.by_name  # name → its functions and classes
@@ -117,61 +117,19 @@ class Graph:
         if not new_sites:
             del edges.sites[path]
 
+    def symbols_where(self, field: str, value: str) -> list[SymbolInfo]:
+        """The symbols whose ``field`` (``path``, ``name``, ``qualified_name``...) is
+        ``value``, in the index's order."""
+        if field == "path":
+            return [self.symbols[i] for i in self.file_symbols.get(value, ()) if i in self.symbols]
+        return [s for s in self.symbols.values() if getattr(s, field) == value]
+
     def ready_for_edits(self) -> int:
         """Index the remembered lookups by the keys they read (``Memo.index``), which the
         first ``replace_file`` would do otherwise; how many were."""
         return self._resolver.memo.index()
 
-    # --- queries (graph.queries) -----------------------------------------------------------
-
-    def callers(self, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
-        """The edges into a symbol with at least this confidence, by place."""
-        return queries.callers(self._edges, symbol_id, min_confidence)
-
-    def callees(self, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
-        """The edges out of a symbol with at least this confidence, by place."""
-        return queries.callees(self._edges, symbol_id, min_confidence)
-
-    def below(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
-        """What a view at ``min_confidence`` leaves out around a symbol: (call sites below
-        it, calling symbols, or called ones when not ``incoming``, reached only below it)."""
-        return queries.below(self._edges, symbol_id, min_confidence, incoming=incoming)
-
-    def offered(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> list[Edge]:
-        """The name matches below ``min_confidence`` with few candidates around a symbol,
-        offered beside the view (``queries.offered``)."""
-        return queries.offered(self._edges, symbol_id, min_confidence, incoming=incoming)
-
-    def counts(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
-        """(symbols a view at ``min_confidence`` shows around a symbol, symbols it offers
-        beside them by name): what a lens or a hover counts (``queries.counts``)."""
-        return queries.counts(self._edges, symbol_id, min_confidence, incoming=incoming)
-
-    def evidence(self, edge: Edge) -> str:
-        """Why an edge found by name was drawn, in words; "" for a precise one
-        (``queries.evidence``)."""
-        return queries.evidence(self._edges, edge)
-
-    def upstream(self, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
-        """Every symbol that reaches this one through calls, within ``depth`` calls:
-        symbol id → distance."""
-        return queries.upstream(self._edges, symbol_id, depth, min_confidence)
-
-    def downstream(self, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
-        """Every symbol this one reaches through calls, within ``depth``."""
-        return queries.downstream(self._edges, symbol_id, depth, min_confidence)
-
-    def call_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
-                    limit: int = 10, min_confidence: float = 0.0) -> list[list[Edge]]:
-        """The shortest call chains from any of ``sources`` to any of ``targets``
-        (``queries.call_chains``)."""
-        return queries.call_chains(self._edges, sources, targets, max_depth, limit, min_confidence)
-
-    def all_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
-                   limit: int = 50, min_confidence: float = 0.0) -> list[list[Edge]]:
-        """Every call chain from ``sources`` to ``targets``, shortest first
-        (``queries.all_chains``)."""
-        return queries.all_chains(self._edges, sources, targets, max_depth, limit, min_confidence)
+    # --- queries (graph.queries; those over the edges alone: queries.EdgeQueries) ---------
 
     def neighbour_files(self, paths: Iterable[str]) -> list[str]:
         """The files that call into these files or that they call, most edges first
@@ -211,6 +169,12 @@ class Graph:
         secret; written to a temporary file, then renamed. OSError when it cannot be
         written (nor the secret made)."""
         persist.dump(self._index, self._edges, self._resolver.memo, path, key)
+
+    def save_calls(self, path: str | os.PathLike[str], key: str) -> None:
+        """Write the calls alone in a file read in place (``graph.callfile``): what
+        ``CallFile.open`` answers callers, callees and chains from without loading the
+        map. Signed and written like ``save``; OSError when it cannot be written."""
+        callfile.dump(self._index, self._edges, path, key)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], key: str) -> Graph | None:

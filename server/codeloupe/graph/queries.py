@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 
 from ..languages import NEUTRAL
-from .edges import EdgeIndex, InEdges, OutEdges
+from .edges import EdgeIndex, EdgeReader, InEdges, OutEdges
 from .index import SymbolIndex
 from .model import (
     CALLABLE_KINDS,
@@ -30,19 +30,19 @@ OFFER_MAX = 3
 _ENTRY_POINTS = ("main", "constructor", "init", "setUp", "tearDown")  # called from outside
 
 
-def callers(edges: EdgeIndex, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+def callers(edges: EdgeReader, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
     """The edges into a symbol with at least this confidence, by place."""
     return sorted((e for e in edges.edges_in(symbol_id) if e.confidence >= min_confidence),
                   key=lambda e: (e.site.path, e.site.line, e.site.col))
 
 
-def callees(edges: EdgeIndex, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+def callees(edges: EdgeReader, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
     """The edges out of a symbol with at least this confidence, by place."""
     return sorted((e for e in edges.edges_out(symbol_id) if e.confidence >= min_confidence),
                   key=lambda e: (e.site.line, e.site.col))
 
 
-def below(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
+def below(edges: EdgeReader, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
     """What a view at ``min_confidence`` leaves out around a symbol: (call sites below
     it, calling symbols, or called ones when not ``incoming``, reached only below it)."""
     found = edges.edges_in(symbol_id) if incoming else edges.edges_out(symbol_id)
@@ -59,13 +59,12 @@ def below(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming: 
     return sites, len(hidden - shown)
 
 
-def candidates(edges: EdgeIndex, site: CallSite) -> int:
+def candidates(edges: EdgeReader, site: CallSite) -> int:
     """How many targets a call site has."""
-    found = edges.named.get(site)
-    return len({t.target for t in found}) if found is not None else len(edges.site_edges.get(site, ()))
+    return edges.candidates(site)
 
 
-def evidence(edges: EdgeIndex, edge: Edge) -> str:
+def evidence(edges: EdgeReader, edge: Edge) -> str:
     """What users read of why an edge was drawn when resolution fell back on the name:
     "narrowed: arity: 1 of 3 candidates", "by name, 2 candidates (arity: 2 of 5
     candidates)"; "" for an edge of a precise step."""
@@ -78,7 +77,7 @@ def evidence(edges: EdgeIndex, edge: Edge) -> str:
     return f"{text} ({edge.detail})" if edge.detail else text
 
 
-def offered(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming: bool = True,
+def offered(edges: EdgeReader, symbol_id: str, min_confidence: float, *, incoming: bool = True,
             limit: int = OFFER_MAX) -> list[Edge]:
     """The name matches below ``min_confidence`` around a symbol whose call site has
     at most ``limit`` candidates: what a view offers, marked, beside what it shows."""
@@ -88,7 +87,7 @@ def offered(edges: EdgeIndex, symbol_id: str, min_confidence: float, *, incoming
     return sorted(out, key=lambda e: (e.site.path, e.site.line, e.site.col))
 
 
-def counts(edges: EdgeIndex, symbol_id: str, min_confidence: float, *,
+def counts(edges: EdgeReader, symbol_id: str, min_confidence: float, *,
            incoming: bool = True) -> tuple[int, int]:
     """What a view at ``min_confidence`` lists around a symbol, as a lens or a hover
     counts it: (calling symbols shown, or called ones when not ``incoming``; symbols
@@ -100,13 +99,13 @@ def counts(edges: EdgeIndex, symbol_id: str, min_confidence: float, *,
     return len(shown), len(more - shown)
 
 
-def upstream(edges: EdgeIndex, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
+def upstream(edges: EdgeReader, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
     """Every symbol that reaches this one through calls, within ``depth`` calls:
     symbol id → distance."""
     return _reach(symbol_id, depth, min_confidence, edges.edges_in, lambda e: e.site.caller)
 
 
-def downstream(edges: EdgeIndex, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
+def downstream(edges: EdgeReader, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
     """Every symbol this one reaches through calls, within ``depth``."""
     return _reach(symbol_id, depth, min_confidence, edges.edges_out, lambda e: e.target)
 
@@ -130,7 +129,7 @@ def _reach(start: str, depth: int, min_confidence: float, edges: Callable[[str],
     return dist
 
 
-def call_chains(edges: EdgeIndex, sources: list[str], targets: list[str], max_depth: int = 6,
+def call_chains(edges: EdgeReader, sources: list[str], targets: list[str], max_depth: int = 6,
                 limit: int = 10, min_confidence: float = 0.0) -> list[list[Edge]]:
     """The shortest call chains from any of ``sources`` to any of ``targets``
     (breadth first over callees with at least ``min_confidence``, at most
@@ -165,7 +164,7 @@ def call_chains(edges: EdgeIndex, sources: list[str], targets: list[str], max_de
     return [c for c in chains if c]
 
 
-def all_chains(edges: EdgeIndex, sources: list[str], targets: list[str], max_depth: int = 6,
+def all_chains(edges: EdgeReader, sources: list[str], targets: list[str], max_depth: int = 6,
                limit: int = 50, min_confidence: float = 0.0) -> list[list[Edge]]:
     """Every call chain (no symbol twice) from ``sources`` to ``targets`` of at most
     ``max_depth`` calls with at least ``min_confidence`` each, shortest first; one
@@ -334,3 +333,59 @@ def stats(index: SymbolIndex, edges: EdgeIndex) -> dict[str, object]:
     return {"edges": sum(reasons.values()), "ambiguous": ambiguous, "unresolved": len(edges.unresolved),
             "external": len(edges.external), "sites": len(edges.site_edges) + len(edges.named),
             "reasons": dict(sorted(reasons.items())), "languages": dict(sorted(languages.items()))}
+
+
+class EdgeQueries:
+    """The queries over a graph's edges alone, as methods over ``self._edges``: those of
+    ``Graph`` and of a saved call file read in place (``callfile.SavedCalls``)."""
+
+    _edges: EdgeReader
+
+    def callers(self, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+        """The edges into a symbol with at least this confidence, by place."""
+        return callers(self._edges, symbol_id, min_confidence)
+
+    def callees(self, symbol_id: str, min_confidence: float = 0.0) -> list[Edge]:
+        """The edges out of a symbol with at least this confidence, by place."""
+        return callees(self._edges, symbol_id, min_confidence)
+
+    def below(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
+        """What a view at ``min_confidence`` leaves out around a symbol: (call sites below
+        it, calling symbols, or called ones when not ``incoming``, reached only below it)."""
+        return below(self._edges, symbol_id, min_confidence, incoming=incoming)
+
+    def offered(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> list[Edge]:
+        """The name matches below ``min_confidence`` with few candidates around a symbol,
+        offered beside the view (``offered``)."""
+        return offered(self._edges, symbol_id, min_confidence, incoming=incoming)
+
+    def counts(self, symbol_id: str, min_confidence: float, *, incoming: bool = True) -> tuple[int, int]:
+        """(symbols a view at ``min_confidence`` shows around a symbol, symbols it offers
+        beside them by name): what a lens or a hover counts (``counts``)."""
+        return counts(self._edges, symbol_id, min_confidence, incoming=incoming)
+
+    def evidence(self, edge: Edge) -> str:
+        """Why an edge found by name was drawn, in words; "" for a precise one
+        (``evidence``)."""
+        return evidence(self._edges, edge)
+
+    def upstream(self, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
+        """Every symbol that reaches this one through calls, within ``depth`` calls:
+        symbol id → distance."""
+        return upstream(self._edges, symbol_id, depth, min_confidence)
+
+    def downstream(self, symbol_id: str, depth: int = 3, min_confidence: float = 0.0) -> dict[str, int]:
+        """Every symbol this one reaches through calls, within ``depth``."""
+        return downstream(self._edges, symbol_id, depth, min_confidence)
+
+    def call_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
+                    limit: int = 10, min_confidence: float = 0.0) -> list[list[Edge]]:
+        """The shortest call chains from any of ``sources`` to any of ``targets``
+        (``call_chains``)."""
+        return call_chains(self._edges, sources, targets, max_depth, limit, min_confidence)
+
+    def all_chains(self, sources: list[str], targets: list[str], max_depth: int = 6,
+                   limit: int = 50, min_confidence: float = 0.0) -> list[list[Edge]]:
+        """Every call chain from ``sources`` to ``targets``, shortest first
+        (``all_chains``)."""
+        return all_chains(self._edges, sources, targets, max_depth, limit, min_confidence)
