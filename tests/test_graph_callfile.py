@@ -14,17 +14,9 @@ from codeloupe.graph.callfile import SavedCalls
 from codeloupe.languages import language_for_path
 
 from .test_graph_languages import CASES, DATA, _scratch
+from .test_graph_persist import cache  # noqa: F401  (autouse: this user's secret in the test's folder)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "codeloupe"
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """This user's cache (its secret) in a folder of the test's."""
-    folder = tmp_path / "user-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
-    monkeypatch.delenv("CODELOUPE_SECRET_DIR", raising=False)
-    return folder
 
 
 def _files(root: Path) -> dict[str, str]:

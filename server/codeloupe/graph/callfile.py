@@ -126,22 +126,7 @@ def _columns(index: SymbolIndex, edges: EdgeIndex) -> dict[str, array]:
                 found = tuple(Target(e.target, e.reason, e.confidence, e.ambiguous, e.detail)
                               for e in site_edges[site])
             sites.append((site, found))
-    found_ids: dict[tuple[Target, ...], int] = {}
-    by_id: dict[int, int] = {}
-    target_ids: dict[Target, int] = {}
-    site_found = array("I")
-    found_off, found_item = array("I", [0]), array("I")
-    for _, found in sites:
-        i = by_id.get(id(found))
-        if i is None:
-            i = found_ids.get(found)
-            if i is None:
-                i = found_ids[found] = len(found_off) - 1
-                found_item.extend(target_ids.setdefault(t, len(target_ids)) for t in found)
-                found_off.append(len(found_item))
-            by_id[id(found)] = i  # the tuple stays alive in ``sites``: its id is not reused
-        site_found.append(i)
-    targets = list(target_ids)
+    site_found, found_off, found_item, targets = _found_groups(sites)
 
     strings: set[str] = set()
     for s in symbols:
@@ -162,7 +147,7 @@ def _columns(index: SymbolIndex, edges: EdgeIndex) -> dict[str, array]:
 
     cols: dict[str, array] = {"str_off": str_off, "str_blob": array("B", bytes(blob))}
     for f in _SYMBOL_FIELDS:
-        if f.endswith("_line"):
+        if f"sym_{f}" in _INT_FIELDS:
             cols[f"sym_{f}"] = array("i", [getattr(s, f) for s in symbols])
         elif f == "parent":
             cols["sym_parent"] = array("I", [NONE if s.parent is None else sid[s.parent] for s in symbols])
@@ -181,6 +166,33 @@ def _columns(index: SymbolIndex, edges: EdgeIndex) -> dict[str, array]:
     cols["tg_detail"] = array("I", [sid[t.detail] for t in targets])
     cols["found_off"], cols["found_item"] = found_off, found_item
 
+    cols.update(_site_maps(sites, sid))
+    return cols
+
+
+def _found_groups(sites: list[tuple[CallSite, tuple[Target, ...]]]) -> tuple[array, array, array, list[Target]]:
+    """Each site's found group (an index), the groups (``found_off``/``found_item``) and
+    the distinct targets they name."""
+    found_ids: dict[tuple[Target, ...], int] = {}
+    by_id: dict[int, int] = {}
+    target_ids: dict[Target, int] = {}
+    site_found = array("I")
+    found_off, found_item = array("I", [0]), array("I")
+    for _, found in sites:
+        i = by_id.get(id(found))
+        if i is None:
+            i = found_ids.get(found)
+            if i is None:
+                i = found_ids[found] = len(found_off) - 1
+                found_item.extend(target_ids.setdefault(t, len(target_ids)) for t in found)
+                found_off.append(len(found_item))
+            by_id[id(found)] = i  # the tuple stays alive in ``sites``: its id is not reused
+        site_found.append(i)
+    return site_found, found_off, found_item, list(target_ids)
+
+
+def _site_maps(sites: list[tuple[CallSite, tuple[Target, ...]]], sid: dict[str, int]) -> dict[str, array]:
+    """The ``out``, ``into`` and ``named`` maps' columns."""
     maps: dict[str, dict[int, list[int]]] = {m: defaultdict(list) for m in _MAPS}
     for i, (site, found) in enumerate(sites):
         maps["out"][sid[site.caller]].append(i)
@@ -189,6 +201,7 @@ def _columns(index: SymbolIndex, edges: EdgeIndex) -> dict[str, array]:
         else:
             for target in dict.fromkeys(t.target for t in found):
                 maps["into"][sid[target]].append(i)
+    cols: dict[str, array] = {}
     for m, buckets in maps.items():
         keys = sorted(buckets)
         off, item = array("I", [0]), array("I")
