@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import gc
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+
 from codeloupe.extract import extract_text
 from codeloupe.graph import Graph, SymbolInfo
 from codeloupe.languages import language_for_path
@@ -176,3 +181,55 @@ def test_call_chains_are_the_shortest_paths_over_callees() -> None:
     ]
     assert g.call_chains(["pkg/transport.py::Socket.write"], ["pkg/app.py::main"]) == []
     assert g.call_chains(["pkg/app.py::main"], ["pkg/transport.py::Socket.write"], max_depth=1) == []
+
+
+def _alive_once_dropped(make: Callable[[], Graph]) -> list[str]:
+    """The parts of a graph ``make`` returns that are still alive once it is dropped,
+    with the cyclic collector off: what only a collection would free."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        g = make()
+        parts = {"graph": g, "resolver": g._resolver, "index": g._index, "edges": g._edges,
+                 "memo": g._resolver.memo}
+        refs = {name: weakref.ref(part) for name, part in parts.items()}
+        del g, parts
+        return [name for name, ref in refs.items() if ref() is not None]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_a_graph_holds_no_reference_cycle(tmp_path: Path) -> None:
+    """``gc_paused`` freezes a built or loaded graph out of the collector's reach: a
+    dropped one must then be freed by reference counts alone (a recursive closure in
+    the resolver, one cycle per class's bases, kept the whole graph alive)."""
+    files = dict(FILES)
+    files["pkg/secure.py"] = '''
+from .transport import Socket
+
+
+class TlsSocket(Socket):
+    def write(self, data):
+        return super().write(data)
+'''
+
+    def built() -> Graph:
+        return _scratch(files)
+
+    def edited() -> Graph:
+        g = _scratch(files)
+        g.replace_file("pkg/secure.py", *_file("pkg/secure.py", files["pkg/secure.py"] + "\n# edited\n"))
+        return g
+
+    def loaded() -> Graph:
+        _scratch(files).save(tmp_path / "map", "k")
+        g = Graph.load(tmp_path / "map", "k")
+        assert g is not None
+        return g
+
+    g = built()
+    assert {e.site.caller for e in g.callers("pkg/transport.py::Socket.write")} >= {"pkg/transport.py::Socket.send"}
+    assert ("pkg/secure.py::TlsSocket.write" in {e.target for e in g.callees("pkg/transport.py::Socket.send")})
+    for make in (built, edited, loaded):
+        assert _alive_once_dropped(make) == [], make.__name__

@@ -16,6 +16,7 @@ class Lookup(StrEnum):
 
     SITE = "site"  # (path, caller, name, receiver, args, argtypes): a call site's targets
     MRO = "mro"  # (class id): the class and its bases in lookup order
+    SUBCLASSES = "subs"  # (class id): the classes that derive from it directly
     IMPORT = "imp"  # (path, bound): what an import binding holds
     TYPE = "type"  # (path, scope, type name): the instances a type names
     ATTRIBUTE = "attr"  # (class id, name): an attribute's value

@@ -22,7 +22,7 @@ from .text import folder
 
 INSTANCE, CLASS = ValueKind.INSTANCE, ValueKind.CLASS
 ASSIGNED = FactForm.ASSIGNED
-MRO = Lookup.MRO
+MRO, SUBCLASSES = Lookup.MRO, Lookup.SUBCLASSES
 _SUBCLASS_LIMIT = 200  # classes visited looking for a member among the subclasses
 _ROOT_CLASSES = ("object", "Object")  # bases every class has
 _BODY_LOCAL_KINDS = frozenset({"function", "class"})  # in a function's body, not members
@@ -128,40 +128,41 @@ class Scopes(Reads):
 
     def _compute_mro(self, cls_id: str, depth: int) -> tuple[tuple[str, ...], bool]:
         order: list[str] = []
-        external = False
-        seen: set[str] = set()
-
-        def visit(cid: str, depth: int) -> None:
-            """Depth first, left to right: the class, then each base as it is found
-            (Rust: first the type an ``impl`` block implements, and its other impls)."""
-            nonlocal external
-            if cid in seen:
-                return
-            if depth > MAX_DEPTH:
-                self._cut()
-                return
-            seen.add(cid)
-            order.append(cid)
-            cls = self.symbol(cid)
-            if cls is None:
-                return
-            lang = rules(cls.language)
-            if lang.impl_blocks and cls.kind == "impl":
-                value = self._type_value(cls.name, cls.path, cls.parent or "", depth + 1)
-                for same in value.ids if value is not None and value.kind is INSTANCE else ():
-                    visit(same, depth + 1)
-            for qualifier, name in self.bases(cls):
-                if name in _ROOT_CLASSES:
-                    continue
-                value = self._base_value(cls, lang, qualifier, name, depth)
-                if value is None or value.kind not in (INSTANCE, CLASS):
-                    external = True
-                    continue
-                for base in value.ids:
-                    visit(base, depth + 1)
-
-        visit(cls_id, depth)
+        external = self._visit_bases(cls_id, depth, set(), order)
         return tuple(order), external
+
+    def _visit_bases(self, cid: str, depth: int, seen: set[str], order: list[str]) -> bool:
+        """Depth first, left to right: the class, then each base as it is found (Rust:
+        first the type an ``impl`` block implements, and its other impls), appended to
+        ``order``; whether some base lies outside the repository. A method, not a
+        closure that calls itself: that closure would be a reference cycle holding the
+        resolver, one left for the collector by every class's bases computed."""
+        if cid in seen:
+            return False
+        if depth > MAX_DEPTH:
+            self._cut()
+            return False
+        seen.add(cid)
+        order.append(cid)
+        cls = self.symbol(cid)
+        if cls is None:
+            return False
+        external = False
+        lang = rules(cls.language)
+        if lang.impl_blocks and cls.kind == "impl":
+            value = self._type_value(cls.name, cls.path, cls.parent or "", depth + 1)
+            for same in value.ids if value is not None and value.kind is INSTANCE else ():
+                external |= self._visit_bases(same, depth + 1, seen, order)
+        for qualifier, name in self.bases(cls):
+            if name in _ROOT_CLASSES:
+                continue
+            value = self._base_value(cls, lang, qualifier, name, depth)
+            if value is None or value.kind not in (INSTANCE, CLASS):
+                external = True
+                continue
+            for base in value.ids:
+                external |= self._visit_bases(base, depth + 1, seen, order)
+        return external
 
     def _base_value(self, cls: SymbolInfo, lang: Language, qualifier: str, name: str, depth: int) -> Value | None:
         """The classes a base as written names (Ruby: a mixed-in module)."""
@@ -256,14 +257,8 @@ class Scopes(Reads):
         seen = {cls_id}
         queue = deque([cls_id])
         while queue and len(seen) < _SUBCLASS_LIMIT:
-            cid = queue.popleft()
-            cls = self.symbol(cid)
-            if cls is None:
-                continue
-            for sub in self.subclasses(cls.name):
+            for sub in self._direct_subclasses(queue.popleft()):
                 if sub in seen:
-                    continue
-                if cid not in self._mro(sub)[0]:
                     continue
                 seen.add(sub)
                 sub_cls = self.symbol(sub)
@@ -274,6 +269,18 @@ class Scopes(Reads):
                 if every or not found:
                     queue.append(sub)
         return out
+
+    def _direct_subclasses(self, cls_id: str) -> tuple[str, ...]:
+        """The classes that name this one as a base and whose bases do lead to it (not
+        to another class of its name), sorted; remembered: every method name looked up
+        among a class's subclasses walks the same ones (``PreTrainedModel``'s thousand)."""
+        return self._memoized((SUBCLASSES, cls_id), self._compute_subclasses) or ()
+
+    def _compute_subclasses(self, cls_id: str) -> tuple[str, ...]:
+        cls = self.symbol(cls_id)
+        if cls is None:
+            return ()
+        return tuple(sub for sub in self.subclasses(cls.name) if cls_id in self._mro(sub)[0])
 
     def _constructors(self, cls: SymbolInfo) -> list[SymbolInfo]:
         """What a call of the class runs: its constructor, found along the bases when
