@@ -366,7 +366,10 @@ def test_buffer_update_then_disk_resync(sample_repo: Path, embedder) -> None:
     assert idx.refresh_file("src/shop/cart.py").files_deleted == 1
     assert not [i for i in rows(idx) if i.startswith("src/shop/cart.py::")]
     symbols, refs = idx.load_rows(["src/shop/http.py"])
-    assert {s["path"] for s in symbols} == {"src/shop/http.py"} and refs
+    assert {s["path"] for s in symbols} == {"src/shop/http.py"} and list(refs) == ["src/shop/http.py"]
+    got = refs["src/shop/http.py"].rows()
+    assert got and len(got) == len(refs["src/shop/http.py"]) and {r["path"] for r in got} == {"src/shop/http.py"}
+    assert got == idx.store.ref_rows(["src/shop/http.py"])  # the same rows, in the same order
 
 
 def test_embedding_progress_never_goes_back(tmp_path: Path, embedder) -> None:

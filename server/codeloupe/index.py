@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from .safeio import open_no_follow
 from .scan import ScannedFile, ScanResult, scan
 from .store import FileRow, IndexAbsent, IndexDamaged, Store
 from .workers import TimedOut, WorkersUnavailable, run_batches
+
+if TYPE_CHECKING:
+    from .store import FileRefs
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -530,9 +533,10 @@ class Index:
             self._write([parsed], [], report)
         return report
 
-    def load_rows(self, paths: Sequence[str] | None = None) -> tuple[list[dict], list[dict]]:
-        """Symbol rows (``SYMBOL_COLUMNS``) and reference rows, of these files or all."""
-        return self.store.symbol_rows(SYMBOL_COLUMNS, paths), self.store.ref_rows(paths)
+    def load_rows(self, paths: Sequence[str] | None = None) -> tuple[list[dict], dict[str, FileRefs]]:
+        """Symbol rows (``SYMBOL_COLUMNS``) and reference rows by file (kept as the
+        store's columns: ``FileRefs.rows``), of these files or all."""
+        return self.store.symbol_rows(SYMBOL_COLUMNS, paths), self.store.refs_by_file(paths)
 
     # --- phase 2: embeddings -----------------------------------------------------
 

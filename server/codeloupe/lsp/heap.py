@@ -4,10 +4,13 @@ lasting objects are made, and let go when one of them was dropped."""
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
 import gc
 import logging
+import sys
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,9 +28,35 @@ def freeze_heap() -> None:
     a million objects and a full collection stops the server for 0.5 s; typing
     creates enough surviving objects to trigger one every few dozen keystrokes.
     Objects allocated later are collected as usual (and frozen ones still freed
-    when their last reference goes)."""
+    when their last reference goes). Then give back what C code freed
+    (``trim_heap``)."""
     gc.collect(1)  # the young generations only: cheap, and little garbage gets frozen
     gc.freeze()
+    trim_heap()
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:  # glibc's; other C libraries (musl, macOS) give freed memory back themselves or have none
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def trim_heap() -> None:
+    """Give the memory C code has freed back to the system: glibc's (``malloc_trim``)
+    and pyarrow's pool (mimalloc). LanceDB reads a table in threads of its own, and
+    glibc keeps what they free in their arenas; pyarrow keeps the pages of the tables
+    the store sorted and grouped. Reading transformers' 1.0M reference rows left
+    690 MB of freed memory in the server for good (99 MB once given back), under the
+    call graph loaded next, whose Python objects never reuse it. Milliseconds."""
+    if _TRIM is not None:
+        _TRIM(0)
+    pyarrow = sys.modules.get("pyarrow")  # never imported for this
+    if pyarrow is not None:
+        pyarrow.default_memory_pool().release_unused()
 
 
 def release_heap(ls: CodeloupeServer) -> None:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .db import Store
     from .disk import tables_state
     from .errors import FullTextUnavailable, IndexAbsent, IndexDamaged, IndexMismatch, StoreError
+    from .rows import FileRefs
     from .schema import (
         FILES_SCHEMA,
         REFS_SCHEMA,
@@ -38,13 +39,13 @@ _WHERE = {
     **dict.fromkeys(("FullTextUnavailable", "IndexAbsent", "IndexDamaged", "IndexMismatch",
                      "StoreError"), "errors"),
     **dict.fromkeys(("FILES_SCHEMA", "REFS_SCHEMA", "FileRow", "cache_schema", "symbols_schema"), "schema"),
-    "SCHEMA_VERSION": "version",
+    "SCHEMA_VERSION": "version", "FileRefs": "rows",
     **dict.fromkeys(("SymbolFilter", "is_local_uri", "sql_in", "sql_literal"), "sql"),
     "VECTOR_INDEX_MIN_ROWS": "upkeep",
 }
 
 __all__ = [
-    "FILES_SCHEMA", "REFS_SCHEMA", "SCHEMA_VERSION", "VECTOR_INDEX_MIN_ROWS", "FileRow",
+    "FILES_SCHEMA", "REFS_SCHEMA", "SCHEMA_VERSION", "VECTOR_INDEX_MIN_ROWS", "FileRefs", "FileRow",
     "FullTextUnavailable", "IndexAbsent", "IndexDamaged", "IndexMismatch", "Store", "StoreError",
     "SymbolFilter", "cache_schema", "is_local_uri", "sql_in", "sql_literal", "symbols_schema",
     "tables_state",

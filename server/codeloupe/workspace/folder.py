@@ -14,6 +14,7 @@ import logging
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..graph_store import store_key
 from ..index import Index, IndexReport
@@ -21,6 +22,9 @@ from ..search import Searcher
 from .graphs import GraphCache, Snapshot
 from .jobs import Jobs
 from .model import FileModel
+
+if TYPE_CHECKING:
+    from ..store import FileRefs
 
 log = logging.getLogger("codeloupe.workspace")
 
@@ -201,10 +205,10 @@ class Folder:
 # --- index runs' steps (in the folder's writer or a reader thread) -------------------------
 
 
-def rows_and_key(index: Index) -> tuple[str | None, list[dict], list[dict]]:
-    """Every symbol and reference row, with the index's ``store_key`` when no write
-    came between reading it and the rows (it names the saved call graph of exactly
-    these rows); None when one did or the key cannot be read."""
+def rows_and_key(index: Index) -> tuple[str | None, list[dict], dict[str, FileRefs]]:
+    """Every symbol row and every file's reference rows, with the index's ``store_key``
+    when no write came between reading it and the rows (it names the saved call graph
+    of exactly these rows); None when one did or the key cannot be read."""
     try:
         key: str | None = store_key(index.store)
     except Exception as exc:  # the saved graph is a cache

@@ -6,12 +6,15 @@ extraction kept the objects; and where things are in a file."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..graph import SymbolInfo
 from ..model import FileExtraction, Reference, Symbol, cut_blocks
+
+if TYPE_CHECKING:
+    from ..store import FileRefs
 
 T = TypeVar("T")
 
@@ -82,10 +85,21 @@ class FileModel:
 
     path: str
     symbols: tuple[SymRow, ...]
-    refs: tuple[dict, ...]
+    # the reference dicts; or, for a file as the store holds it, its rows kept as the
+    # store's columns (``store.FileRefs``), read as dicts when asked (``refs``): the
+    # graph saved beside the index answers without them, and a million dicts of
+    # strings held for every file took 1.1 GB at transformers
+    held_refs: tuple[dict, ...] | FileRefs
     version: int | None = None  # the document version, for a live buffer
     # the graph's view of ``symbols`` (same order), when made with them
     infos: tuple[SymbolInfo, ...] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def refs(self) -> Sequence[dict]:
+        """The file's reference dicts (do not change them). For a file as the store
+        holds it they are made at each call: keep them no longer than needed."""
+        held = self.held_refs
+        return held if isinstance(held, tuple) else held.rows()
 
     def symbol_infos(self) -> list[SymbolInfo]:
         """The graph's view of the symbols, in order (made now when the model was not made
@@ -125,19 +139,16 @@ class FileModel:
         return cls(ex.path, tuple(rows), tuple(refs), version, tuple(infos))
 
     @staticmethod
-    def group_rows(symbol_rows: list[dict], ref_rows: list[dict]) -> dict[str, FileModel]:
-        """Models of the store's symbol and reference rows, by path; symbols in source
-        order."""
+    def group_rows(symbol_rows: list[dict], refs: Mapping[str, FileRefs]) -> dict[str, FileModel]:
+        """Models of the store's symbol rows and reference rows (``Index.load_rows``),
+        by path; symbols in source order."""
         syms: dict[str, list[SymRow]] = {}
-        refs: dict[str, list[dict]] = {}
         for row in symbol_rows:
             syms.setdefault(row["path"], []).append(SymRow(**row))
-        for row in ref_rows:
-            refs.setdefault(row["path"], []).append({f: row[f] for f in _REF_FIELDS})
         out = {}
         for path in syms.keys() | refs.keys():
             ordered = sorted(syms.get(path, []), key=lambda s: (s.start_line, s.start_col, -s.end_line))
-            out[path] = FileModel(path, tuple(ordered), tuple(refs.get(path, [])))
+            out[path] = FileModel(path, tuple(ordered), refs.get(path, ()))
         return out
 
 
