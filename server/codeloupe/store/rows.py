@@ -186,20 +186,19 @@ class Rows:
     @guarded(REFS)
     def ref_rows(self, paths: Sequence[str] | None = None) -> list[dict]:
         """The reference rows of these files (all files: None)."""
-        if paths is not None and not paths:
-            return []
-        if paths is None:
-            return self.refs.to_arrow().to_pylist()
-        return self.refs.search().where(sql_in("path", paths)).limit(None).to_arrow().to_pylist()
+        return self._ref_table(paths).to_pylist()
 
     @guarded(REFS)
     def refs_by_file(self, paths: Sequence[str] | None = None) -> dict[str, FileRefs]:
         """The reference rows of these files (all files: None), kept as columns, by path."""
-        if paths is not None and not paths:
-            return {}
+        return group_refs(self._ref_table(paths))
+
+    def _ref_table(self, paths: Sequence[str] | None) -> pa.Table:
         if paths is None:
-            return group_refs(self.refs.to_arrow())
-        return group_refs(self.refs.search().where(sql_in("path", paths)).limit(None).to_arrow())
+            return self.refs.to_arrow()
+        if not paths:
+            return REFS_SCHEMA.empty_table()
+        return self.refs.search().where(sql_in("path", paths)).limit(None).to_arrow()
 
     @guarded(SYMBOLS)
     def symbols_named(self, names: Sequence[str], columns: Sequence[str],
