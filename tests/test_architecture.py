@@ -25,7 +25,7 @@ RANKS: dict[str, int] = {
     "extract": 2, "config": 2,
     "buffer": 3, "graph": 3, "graph_store": 3, "statusfile": 3, "filejob": 3, "pending": 3,
     "index": 4,
-    "search": 5,
+    "search": 5, "calls": 5,
     "workspace": 6,
     "ask": 7,
     "lsp": 8, "mcp": 8, "cli": 8, "__main__": 9,

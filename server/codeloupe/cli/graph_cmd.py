@@ -9,11 +9,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..graph import DEFAULT_MIN_CONFIDENCE, Edge, SymbolInfo
+from ..calls import (
+    TargetError,
+    callees_of,
+    callers_of,
+    chain_rows,
+    find_symbols,
+    offered_rows,
+    symbol_ref,
+    symbol_row,
+)
 from ..graph_store import current_graph, graph_for_store
 from .common import CliError, err, note, settings_of
 from .common import out as _print
@@ -21,11 +30,6 @@ from .common import out as _print
 if TYPE_CHECKING:  # loaded where the whole map is: `calls` and `path` may read its calls alone
     from ..graph import Graph
     from ..graph.callfile import SavedCalls
-
-
-class TargetError(Exception):
-    """A target that names no symbol; one target's error in a batch, a ``CliError``
-    otherwise."""
 
 
 def load_graph(args: argparse.Namespace, calls: bool = False) -> Graph | SavedCalls:
@@ -46,124 +50,6 @@ def load_graph(args: argparse.Namespace, calls: bool = False) -> Graph | SavedCa
 
     index = open_for_query(args.root, args, needs_model=False)
     return graph_for_store(index.store)  # the saved graph when the index has not changed since
-
-
-def find_symbols(graph: Graph | SavedCalls, target: str) -> list[SymbolInfo]:
-    """``path:line`` (the innermost symbol around that line, 1-based), a symbol id, a
-    qualified name or a name."""
-    target = target.strip()
-    if not target:
-        raise TargetError("empty target")
-    path, sep, line = target.rpartition(":")
-    if sep and line.isdigit():
-        in_file = graph.symbols_where("path", path)
-        if not in_file:
-            raise TargetError(f"no indexed file {path!r}")
-        n = int(line)
-        inside = [s for s in in_file if s.start_line <= n <= s.end_line]
-        if not inside:
-            raise TargetError(f"no symbol at {target}")
-        named = [s for s in inside if not (s.kind == "module" and s.parent is None)] or inside
-        return [max(named, key=lambda s: (s.start_line, -s.end_line))]
-    if (sym := graph.symbols.get(target)) is not None:
-        return [sym]
-    for key in ("qualified_name", "name"):
-        found = [s for s in graph.symbols_where(key, target) if not (s.kind == "module" and s.parent is None)]
-        if found:
-            return sorted(found, key=lambda s: s.id)
-    raise TargetError(f"no symbol named {target!r}")
-
-
-def _symbol(s: SymbolInfo) -> dict[str, object]:
-    return {"path": s.path, "start_line": s.start_line, "end_line": s.end_line, "name": s.name,
-            "qualified_name": s.qualified_name, "kind": s.kind}
-
-
-def _caller_ref(graph: Graph | SavedCalls, symbol_id: str) -> dict[str, object]:
-    s = graph.symbols.get(symbol_id)
-    if s is None:
-        return {"qualified_name": symbol_id.split("::", 1)[-1], "path": symbol_id.split("::", 1)[0],
-                "start_line": None}
-    return {"qualified_name": s.qualified_name, "path": s.path, "start_line": s.start_line}
-
-
-def _by_level(start: str, depth: int, visit: Callable[[str, int], Iterable[str]]) -> None:
-    """Breadth-first from ``start`` to ``depth`` levels: ``visit(node, level)`` of each
-    node reached, which returns the node's neighbours; each node is visited once."""
-    frontier = [start]
-    seen = {start}
-    for level in range(1, depth + 1):
-        nxt = []
-        for node in frontier:
-            for neighbour in visit(node, level):
-                if neighbour not in seen:
-                    seen.add(neighbour)
-                    nxt.append(neighbour)
-        frontier = nxt
-
-
-def callers_of(graph: Graph | SavedCalls, sym: SymbolInfo, depth: int,
-               min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
-    """Call sites into ``sym`` (with ``depth`` above 1: into its callers too, each row with
-    its level), edges below ``min_confidence`` left out."""
-    out: list[dict[str, object]] = []
-
-    def visit(node: str, level: int) -> list[str]:
-        callers = []
-        for e in graph.callers(node, min_confidence):
-            row: dict[str, object] = {"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
-                                      "caller": _caller_ref(graph, e.site.caller),
-                                      "confidence": e.confidence}
-            if why := graph.evidence(e):
-                row["evidence"] = why
-            if depth > 1:
-                row["depth"] = level
-            out.append(row)
-            callers.append(e.site.caller)
-        return callers
-
-    _by_level(sym.id, depth, visit)
-    return out
-
-
-def callees_of(graph: Graph | SavedCalls, sym: SymbolInfo, depth: int,
-               min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[dict[str, object]]:
-    """What ``sym`` calls, one row a callee with its call sites (with ``depth`` above 1:
-    their callees too, each row with its level)."""
-    out: list[dict[str, object]] = []
-
-    def visit(node: str, level: int) -> list[str]:
-        grouped: dict[str, list[Edge]] = {}
-        for e in graph.callees(node, min_confidence):
-            grouped.setdefault(e.target, []).append(e)
-        for target, edges in grouped.items():
-            row: dict[str, object] = {
-                **_caller_ref(graph, target),
-                "call_sites": [{"path": e.site.path, "line": e.site.line, "column": e.site.col + 1}
-                               for e in edges],
-                "confidence": max(e.confidence for e in edges),
-            }
-            if why := "; ".join(dict.fromkeys(w for e in edges if (w := graph.evidence(e)))):
-                row["evidence"] = why
-            if depth > 1:
-                row["depth"] = level
-            out.append(row)
-        return list(grouped)
-
-    _by_level(sym.id, depth, visit)
-    return out
-
-
-def offered_rows(graph: Graph | SavedCalls, sym: SymbolInfo, min_confidence: float, incoming: bool) -> list[dict[str, object]]:
-    """The name matches below ``min_confidence`` with few candidates (``Graph.offered``):
-    one row a call site, with the other end and the evidence."""
-    rows: list[dict[str, object]] = []
-    for e in graph.offered(sym.id, min_confidence, incoming=incoming):
-        other = _caller_ref(graph, e.site.caller if incoming else e.target)
-        rows.append({"path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
-                     "caller" if incoming else "callee": other, "confidence": e.confidence,
-                     "evidence": graph.evidence(e)})
-    return rows
 
 
 def _targets(args: argparse.Namespace) -> Iterable[str]:
@@ -201,7 +87,7 @@ def run_calls(args: argparse.Namespace) -> int:
                 err(str(exc))
             continue
         for sym in found:
-            obj: dict[str, object] = {"target": target, "symbol": _symbol(sym)}
+            obj: dict[str, object] = {"target": target, "symbol": symbol_row(sym)}
             if want_callers:
                 obj["callers"] = callers_of(graph, sym, args.depth, args.min_confidence)
                 # call sites into the symbol left out below --min-confidence (name matches)
@@ -266,11 +152,9 @@ def run_path(args: argparse.Namespace) -> int:
             raise CliError(f"{label}: {exc}") from None
     chains = graph.all_chains([s.id for s in ends["from"]], [s.id for s in ends["to"]],
                               max_depth=args.depth, limit=args.limit, min_confidence=args.min_confidence)
-    rows = [[{"caller": _caller_ref(graph, e.site.caller), "callee": _caller_ref(graph, e.target),
-              "path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
-              "reason": e.reason, "confidence": e.confidence} for e in chain] for chain in chains]
+    rows = chain_rows(graph, chains)
     if args.json:
-        _print(json.dumps({"from": [_symbol(s) for s in ends["from"]], "to": [_symbol(s) for s in ends["to"]],
+        _print(json.dumps({"from": [symbol_row(s) for s in ends["from"]], "to": [symbol_row(s) for s in ends["to"]],
                           "chains": rows, "min_confidence": args.min_confidence}))
         return 0
     if not rows:
@@ -296,7 +180,7 @@ def run_graph(args: argparse.Namespace) -> int:
     stats = graph.stats()
 
     def named(rows: list[tuple[str, int]]) -> list[dict[str, object]]:
-        return [{**_caller_ref(graph, sid), "count": n} for sid, n in rows]
+        return [{**symbol_ref(graph, sid), "count": n} for sid, n in rows]
 
     report = {
         **stats,
