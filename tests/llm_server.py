@@ -56,8 +56,12 @@ def cite_first_snippet(request: dict) -> str:
 
 class LLMServer:
     def __init__(self, answer: Callable[[dict], str] = cite_first_snippet,
-                 models: list[str] | None = None, port: int = 0) -> None:
+                 models: list[str] | None = None, port: int = 0,
+                 respond: Callable[[dict], dict] | None = None) -> None:
         self.answer = answer
+        # a model that calls tools: the whole assistant message of a request (``content``
+        # and/or OpenAI ``tool_calls``), answered without streaming
+        self.respond = respond
         self.models = models if models is not None else ["fake-coder"]
         self.requests: list[dict] = []
         self.disconnects = 0
@@ -103,8 +107,16 @@ class LLMServer:
                                   "type": "server_error"}}
                     self._json(reply.status, err, reply.headers)
                     return
-                text = reply.text if reply.text is not None else server.answer(body)
                 model = body.get("model") or "fake-coder"
+                if server.respond is not None and not body.get("stream"):
+                    message = {"role": "assistant", "content": None, **server.respond(body)}
+                    finish = "tool_calls" if message.get("tool_calls") else "stop"
+                    self._json(200, {"id": "chatcmpl-1", "object": "chat.completion",
+                                     "model": model, "choices": [{
+                                         "index": 0, "finish_reason": finish,
+                                         "message": message}]})
+                    return
+                text = reply.text if reply.text is not None else server.answer(body)
                 if body.get("stream") and not reply.ignore_stream:
                     self._stream(text, model, reply)
                 else:

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "path": ("graph_cmd", "run_path"),
     "graph": ("graph_cmd", "run_graph"),
     "serve": ("serve_cmd", "run_serve"),
+    "mcp": ("mcp_cmd", "run_mcp"),
 }
 
 

@@ -133,6 +133,22 @@ def _serve_command(sub: Any, common: argparse.ArgumentParser) -> None:
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead")
 
 
+def _mcp_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``mcp``: the index for coding agents."""
+    p = sub.add_parser("mcp", parents=[common], help="serve the index to coding agents over "
+                       "the Model Context Protocol (stdio by default)")
+    p.add_argument("root", nargs="?", default=".")
+    p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio "
+                   "(at http://HOST:PORT/mcp)")
+    p.add_argument("--host", default="127.0.0.1", help="with --http (default 127.0.0.1: this "
+                   "machine only)")
+    p.add_argument("--port", type=int, default=8765, help="with --http (default 8765)")
+    p.add_argument("--no-embed", action="store_true", help="symbols, full text and the call "
+                   "graph only (search falls back to full text)")
+    p.add_argument("--no-watch", action="store_true", help="do not follow file changes with a "
+                   "watcher; sync when a tool is called instead")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every command and its flags."""
     common = _common()
@@ -144,4 +160,5 @@ def build_parser() -> argparse.ArgumentParser:
     _graph_commands(sub, common)
     _status_command(sub, common)
     _serve_command(sub, common)
+    _mcp_command(sub, common)
     return parser
