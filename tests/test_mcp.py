@@ -297,3 +297,40 @@ async def test_an_agent_over_streamable_http_chains_search_callers_and_symbol(re
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+# --- one index folder, the MCP server and the CLI side by side ------------------------------------
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "codeloupe", *args], env=ENV, capture_output=True,
+                          text=True, timeout=DEADLINE_S)
+
+
+def test_the_cli_and_the_mcp_server_share_the_index_folder(repo: Path) -> None:
+    """The engine writes (sync, embeddings) while the CLI indexes and reads the same folder:
+    one writer at a time (the index's lock), nothing damaged, both see every change."""
+    engine = Engine(repo)
+    engine.start()
+    try:
+        assert engine.wait_synced(0, DEADLINE_S)
+        cart = repo / "src/shop/cart.py"
+        synced = engine.syncs
+        cart.write_text(cart.read_text() + "\n\ndef void_order(cart):\n    return checkout(cart)\n")
+        index = _cli("index", "--json", str(repo))  # waits for the engine's run, or runs first
+        assert index.returncode == 0, index.stderr
+        assert engine.wait_synced(synced, DEADLINE_S)
+        calls = _cli("calls", "--json", "--root", str(repo), "checkout")
+        assert calls.returncode == 0, calls.stderr
+        assert [c["caller"]["qualified_name"] for c in json.loads(calls.stdout)["callers"]] == ["void_order"]
+        mcp_callers = engine.callers("checkout")["symbols"][0]["callers"]
+        assert [c["caller"]["qualified_name"] for c in mcp_callers] == ["void_order"]
+        status = _cli("status", "--json", str(repo))
+        assert status.returncode == 0, status.stderr
+        st = json.loads(status.stdout)
+        assert st["symbols"] == engine.index_status()["symbols"] == 19
+        assert not st.get("damaged"), st
+        found = _cli("search", "--json", "--root", str(repo), "void_order")
+        assert json.loads(found.stdout)["results"][0]["qualified_name"] == "void_order"
+    finally:
+        engine.close()

@@ -121,7 +121,7 @@ class Engine:
         with self._synced:
             while self.syncs <= after:
                 left = deadline - time.monotonic()
-                if left <= 0 or self._stop.is_set():
+                if left <= 0 or self._stop.is_set() or self.folder.state == "failed":
                     return False
                 self._synced.wait(left)
         return True
@@ -131,8 +131,10 @@ class Engine:
             self._open()
         except Exception as exc:
             self.error = f"cannot open the index of {self.root}: {exc}"
-            self.folder.state = "failed"
             log.exception("codeloupe: %s", self.error)
+            with self._synced:
+                self.folder.state = "failed"
+                self._synced.notify_all()
             return
         finally:
             self._opened.set()

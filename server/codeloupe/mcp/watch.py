@@ -74,7 +74,7 @@ class Watcher:
         try:
             observer.schedule(Handler(), str(self.root), recursive=True, follow_symlink=False)
             observer.start()
-        except OSError as exc:  # the inotify watch limit, a vanished folder
+        except (OSError, TypeError) as exc:  # the inotify watch limit; an older watchdog
             return f"cannot watch {self.root}: {exc}"
         self._observer = observer
         return None
