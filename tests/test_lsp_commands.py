@@ -132,3 +132,33 @@ async def test_call_chain_columns_count_utf16_units(client: LanguageClient, repo
     before = line[:line.index("shout(")]
     assert "😀" in before
     assert step["col"] == utf16(before) == len(before) + 1
+
+
+async def test_callers_callees_symbol_and_context_for_agent_tools(client: LanguageClient) -> None:
+    """The commands the extension's language-model tools call: the same answers as the
+    MCP server's tools, from the server's own index (no second one)."""
+    got = await command(client, "codeloupe.server.callers", {"target": "Client.fetch"})
+    [answer] = got["symbols"]
+    assert answer["symbol"]["qualified_name"] == "Client.fetch"
+    assert [(c["caller"]["qualified_name"], c["path"]) for c in answer["callers"]] == [
+        ("checkout", "src/shop/cart.py")]
+    assert got["state"] == "ready" and got["minConfidence"] == 0.5
+    got = await command(client, "codeloupe.server.callees", {"target": "checkout", "depth": 2})
+    names = {c["qualified_name"]: c.get("depth") for c in got["symbols"][0]["callees"]}
+    assert names["Client.fetch"] == 1 and names["Client.send"] == 2
+    got = await command(client, "codeloupe.server.symbol", {"target": "src/shop/http.py:18"})
+    [sym] = got["symbols"]
+    assert sym["qualified_name"] == "Client.send" and sym["parent"]["qualified_name"] == "Client"
+    assert "return url.encode()" in sym["source"]
+    got = await command(client, "codeloupe.server.context",
+                        {"question": "how does checkout reach the payment server?", "budgetTokens": 800})
+    assert got["tokens"] <= 800 and "src/shop/cart.py" in {s["path"] for s in got["sources"]}
+    assert "## src/shop/" in got["context"]
+    for name, args, named in [
+        ("codeloupe.server.callers", {"target": "nowhere"}, "no symbol named 'nowhere'"),
+        ("codeloupe.server.callees", {"target": "checkout", "depth": 9}, "'depth' must be at most 5"),
+        ("codeloupe.server.symbol", {}, "'target' is required"),
+        ("codeloupe.server.context", {"question": " "}, "'question' must not be empty"),
+    ]:
+        with pytest.raises(JsonRpcException, match=named):
+            await command(client, name, args)

@@ -148,3 +148,52 @@ def chain_rows(graph: Graph | SavedCalls, chains: Iterable[list[Edge]]) -> list[
     return [[{"caller": symbol_ref(graph, e.site.caller), "callee": symbol_ref(graph, e.target),
               "path": e.site.path, "line": e.site.line, "column": e.site.col + 1,
               "reason": e.reason, "confidence": e.confidence} for e in chain] for chain in chains]
+
+
+def callers_answer(graph: Graph | SavedCalls, sym: SymbolInfo, depth: int,
+                   min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, object]:
+    """Who calls ``sym``, as the MCP tool and the server's command answer: the resolved
+    call sites (``callers_of``), the name-only candidates with few rivals apart
+    (``by_name_only``), and how many more name matches were left out."""
+    return {"symbol": symbol_row(sym),
+            "callers": callers_of(graph, sym, depth, min_confidence),
+            "by_name_only": offered_rows(graph, sym, min_confidence, True),
+            "hidden_by_name_only": graph.below(sym.id, min_confidence)[0]}
+
+
+def callees_answer(graph: Graph | SavedCalls, sym: SymbolInfo, depth: int,
+                   min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, object]:
+    """What ``sym`` calls, shaped as ``callers_answer``."""
+    return {"symbol": symbol_row(sym),
+            "callees": callees_of(graph, sym, depth, min_confidence),
+            "by_name_only": offered_rows(graph, sym, min_confidence, False),
+            "hidden_by_name_only": graph.below(sym.id, min_confidence, incoming=False)[0]}
+
+
+MAX_SOURCE_LINES = 400  # a definition's source shown whole up to this many lines
+MAX_FILE_SYMBOLS = 60  # the other symbols of its file listed
+
+
+def definition(graph: Graph, sym: SymbolInfo, lines: list[str] | None,
+               signature: str = "", doc: str = "") -> dict[str, object]:
+    """A symbol's definition: place, names, signature, doc, its source numbered from
+    ``lines`` (its file's lines; None: unreadable), the class it belongs to with its
+    header line, and the symbols of its file."""
+    d: dict[str, object] = {**symbol_row(sym), "language": sym.language,
+                            "signature": signature, "doc": doc}
+    if lines is not None:
+        body = lines[sym.start_line - 1:sym.end_line]
+        if len(body) > MAX_SOURCE_LINES:
+            d["source_truncated"] = f"first {MAX_SOURCE_LINES} of {len(body)} lines"
+            body = body[:MAX_SOURCE_LINES]
+        d["source"] = "\n".join(f"{n:>5} | {t}" for n, t in enumerate(body, sym.start_line))
+    parent = graph.symbols.get(sym.parent) if sym.parent else None
+    if parent is not None and parent.kind != "module":
+        d["parent"] = {**symbol_row(parent),
+                       "header": (lines[parent.start_line - 1].rstrip()
+                                  if lines is not None and 0 < parent.start_line <= len(lines) else "")}
+    in_file = sorted(graph.symbols_where("path", sym.path), key=lambda s: s.start_line)
+    d["file"] = {"path": sym.path, "lines": len(lines) if lines is not None else None,
+                 "symbols": [f"{s.start_line}: {s.kind} {s.qualified_name}" for s in in_file
+                             if s.kind != "module"][:MAX_FILE_SYMBOLS]}
+    return d

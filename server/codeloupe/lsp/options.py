@@ -336,6 +336,29 @@ class CallChainArgs:
     min_confidence: float | None = field(default=None, metadata={"check": _optional_confidence})
 
 
+MAX_CALL_DEPTH = 5  # levels of callers/callees in one answer
+
+
+@dataclass
+class TargetArgs:
+    """Arguments of ``codeloupe.callers``, ``codeloupe.callees`` and ``codeloupe.symbol``."""
+
+    target: str  # a name, qualified name, symbol id or path:line (1-based)
+    depth: int = field(default=1, metadata={"check": _between(1, MAX_CALL_DEPTH)})
+    # leave out edges below this confidence; null: the callHierarchyMinConfidence option
+    min_confidence: float | None = field(default=None, metadata={"check": _optional_confidence})
+    folder: str | None = None
+
+
+@dataclass
+class ContextArgs:
+    """Arguments of ``codeloupe.context``: what ``ask`` would send to a model."""
+
+    question: str
+    budget_tokens: int | None = field(default=None, metadata={"check": _optional(_context_tokens)})
+    folder: str | None = None
+
+
 @dataclass
 class AskArgs:
     """Arguments of ``codeloupe.ask``."""

@@ -28,11 +28,11 @@ from ..ask.files import disk_reader
 from ..ask.pipeline import build_context
 from ..calls import (
     TargetError,
-    callees_of,
-    callers_of,
+    callees_answer,
+    callers_answer,
     chain_rows,
+    definition,
     find_symbols,
-    offered_rows,
     symbol_row,
 )
 from ..config import Settings
@@ -48,7 +48,8 @@ MAX_K = 100
 MAX_DEPTH = 5
 MAX_BUDGET = 60_000
 MIN_BUDGET = 500
-MAX_SOURCE_LINES = 400  # a symbol's source shown whole up to this many lines
+MAX_DEFINITIONS = 5  # definitions answered for one target
+MAX_TARGETS = 10  # symbols answered for one target (a name several symbols have)
 SNIPPET_LINES = 8
 # how long a tool waits for the first sync of a folder whose index holds nothing yet
 FIRST_SYNC_WAIT_S = 120.0
@@ -323,12 +324,11 @@ class Engine:
         found = self._find(snap, target)
         index = self._index()
         read = disk_reader(self.root, index.settings.max_file_bytes)
-        out = []
-        for sym in found[:5]:
-            out.append(self._definition(snap, index, read, sym))
+        out = [self._definition(snap, index, read, sym) for sym in found[:MAX_DEFINITIONS]]
         result: dict[str, Any] = {"target": target, "symbols": out, "index": self.index_state()}
-        if len(found) > 5:
-            result["more"] = f"{len(found) - 5} more symbols have this name; give a qualified name or path:line"
+        if len(found) > MAX_DEFINITIONS:
+            result["more"] = (f"{len(found) - MAX_DEFINITIONS} more symbols have this name; "
+                              "give a qualified name or path:line")
         return result
 
     def _definition(self, snap: Snapshot, index: Index, read: Callable[[str], list[str] | None],
@@ -337,25 +337,8 @@ class Engine:
             rows = [r for r in index.store.symbol_rows(["id", "signature", "doc"], [sym.path])
                     if r["id"] == sym.id]
         row = rows[0] if rows else {}
-        d: dict[str, Any] = {**symbol_row(sym), "language": sym.language,
-                             "signature": row.get("signature") or "", "doc": row.get("doc") or ""}
-        lines = read(sym.path)
-        if lines is not None:
-            body = lines[sym.start_line - 1:sym.end_line]
-            if len(body) > MAX_SOURCE_LINES:
-                d["source_truncated"] = f"first {MAX_SOURCE_LINES} of {len(body)} lines"
-                body = body[:MAX_SOURCE_LINES]
-            d["source"] = "\n".join(f"{n:>5} | {t}" for n, t in enumerate(body, sym.start_line))
-        parent = snap.graph.symbols.get(sym.parent) if sym.parent else None
-        if parent is not None and parent.kind != "module":
-            d["parent"] = symbol_row(parent)
-            if lines is not None:
-                d["parent"]["header"] = lines[parent.start_line - 1].rstrip() if parent.start_line >= 1 else ""
-        in_file = sorted(snap.graph.symbols_where("path", sym.path), key=lambda s: s.start_line)
-        d["file"] = {"path": sym.path, "lines": len(lines) if lines is not None else None,
-                     "symbols": [f"{s.start_line}: {s.kind} {s.qualified_name}" for s in in_file
-                                 if s.kind != "module"][:60]}
-        return d
+        return definition(snap.graph, sym, read(sym.path), row.get("signature") or "",
+                          row.get("doc") or "")
 
     def _checked(self, depth: int, min_confidence: float) -> None:
         if not 1 <= depth <= MAX_DEPTH:
@@ -370,11 +353,8 @@ class Engine:
         snap = self._snapshot()
         graph = snap.graph
         out = []
-        for sym in self._find(snap, target)[:10]:
-            out.append({"symbol": symbol_row(sym),
-                        "callers": callers_of(graph, sym, depth, min_confidence),
-                        "by_name_only": offered_rows(graph, sym, min_confidence, True),
-                        "hidden_by_name_only": graph.below(sym.id, min_confidence)[0]})
+        for sym in self._find(snap, target)[:MAX_TARGETS]:
+            out.append(callers_answer(graph, sym, depth, min_confidence))
         return {"target": target, "min_confidence": min_confidence, "symbols": out,
                 "index": self.index_state()}
 
@@ -385,11 +365,8 @@ class Engine:
         snap = self._snapshot()
         graph = snap.graph
         out = []
-        for sym in self._find(snap, target)[:10]:
-            out.append({"symbol": symbol_row(sym),
-                        "callees": callees_of(graph, sym, depth, min_confidence),
-                        "by_name_only": offered_rows(graph, sym, min_confidence, False),
-                        "hidden_by_name_only": graph.below(sym.id, min_confidence, incoming=False)[0]})
+        for sym in self._find(snap, target)[:MAX_TARGETS]:
+            out.append(callees_answer(graph, sym, depth, min_confidence))
         return {"target": target, "min_confidence": min_confidence, "symbols": out,
                 "index": self.index_state()}
 

@@ -27,6 +27,7 @@ from ...ask import (
     verify,
 )
 from ...ask.llm import ChatClient, LLMCancelled, LLMError, chat
+from ...calls import TargetError, callees_answer, callers_answer, definition, find_symbols
 from ...config import Settings
 from ...graph import Edge
 from ...languages import UnknownLanguageError
@@ -37,10 +38,12 @@ from ..indexing import schedule_index
 from ..options import (
     AskArgs,
     CallChainArgs,
+    ContextArgs,
     OptionError,
     ReindexArgs,
     SearchArgs,
     StatusArgs,
+    TargetArgs,
     camel,
     read_strict,
 )
@@ -62,6 +65,11 @@ REINDEX = "codeloupe.server.reindex"
 CALL_CHAIN = "codeloupe.server.callChain"
 ASK = "codeloupe.server.ask"
 CITATIONS = "codeloupe.server.citations"
+CALLERS = "codeloupe.server.callers"
+CALLEES = "codeloupe.server.callees"
+SYMBOL = "codeloupe.server.symbol"
+CONTEXT = "codeloupe.server.context"
+MAX_TARGETS = 10  # symbols answered for one target that several symbols match
 
 
 def _args(cls: type[T], command: str, args: tuple[Any, ...], optional: bool = False) -> T:
@@ -232,6 +240,79 @@ def _step(ls: CodeloupeServer, folder: Folder, edge: Edge) -> dict[str, object]:
         "confidence": edge.confidence,
         "ambiguous": edge.ambiguous,
     }
+
+
+# --- callers, callees, a definition, a context (the agent tools' commands) ---------------------
+
+
+async def _targets(ls: CodeloupeServer, command: str, a: TargetArgs
+                   ) -> tuple[Folder, Snapshot | None, list]:
+    """The folder, its snapshot and the symbols ``a.target`` names; no snapshot while the
+    model is not read yet (answered with the state, never as "no such symbol")."""
+    folder = _folder(ls, a.folder, command)
+    await _wait(folder.loaded)
+    if not folder.loaded.is_set():
+        return folder, None, []
+    await ls.settle()
+    snap = await ls.read(folder.snapshot)
+    try:
+        return folder, snap, find_symbols(snap.graph, a.target)[:MAX_TARGETS]
+    except TargetError as exc:
+        raise JsonRpcInvalidParams(f"{command}: {exc}") from None
+
+
+async def callers(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """Who calls a symbol: resolved call sites, name-only candidates apart."""
+    a = _args(TargetArgs, CALLERS, args)
+    folder, snap, found = await _targets(ls, CALLERS, a)
+    least = a.min_confidence if a.min_confidence is not None else ls.options.call_hierarchy_min_confidence
+    symbols = [] if snap is None else [callers_answer(snap.graph, s, a.depth, least) for s in found]
+    return {"target": a.target, "symbols": symbols, "minConfidence": least, "state": folder.label}
+
+
+async def callees(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """What a symbol calls, each callee with its call sites."""
+    a = _args(TargetArgs, CALLEES, args)
+    folder, snap, found = await _targets(ls, CALLEES, a)
+    least = a.min_confidence if a.min_confidence is not None else ls.options.call_hierarchy_min_confidence
+    symbols = [] if snap is None else [callees_answer(snap.graph, s, a.depth, least) for s in found]
+    return {"target": a.target, "symbols": symbols, "minConfidence": least, "state": folder.label}
+
+
+async def symbol(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """A symbol's definition: signature, doc, numbered source (open buffers as the editor
+    shows them), its class, the symbols of its file."""
+    a = _args(TargetArgs, SYMBOL, args)
+    folder, snap, found = await _targets(ls, SYMBOL, a)
+    out = []
+    for s in found:
+        row = snap.rows.get(s.id) if snap is not None else None
+        out.append(definition(snap.graph, s, ls.lines(folder, s.path),  # type: ignore[union-attr]
+                              row.signature if row else "", row.doc if row else ""))
+    return {"target": a.target, "symbols": out, "state": folder.label}
+
+
+async def context(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
+    """The cited context ``ask`` would send to a model for a question (no model called)."""
+    a = _args(ContextArgs, CONTEXT, args)
+    if not a.question.strip():
+        raise JsonRpcInvalidParams(f"{CONTEXT}: 'question' must not be empty")
+    folder = _folder(ls, a.folder, CONTEXT)
+    index = await _open_index(folder, CONTEXT)
+    if index is None:
+        return {"question": a.question, "context": "", "sources": [], "state": folder.label}
+    settings = _ask_settings(ls, AskArgs(question=a.question, folder=a.folder,
+                                         context_tokens=a.budget_tokens))
+    await ls.flush()
+    snap = await ls.read(folder.snapshot)
+    try:
+        ctx = await ls.read(build_context, a.question, index, settings, graph=snap.graph,
+                            read_lines=lambda rel: ls.lines(folder, rel), mode=_ask_mode(ls))
+    except AskError as exc:
+        raise JsonRpcInvalidParams(f"{CONTEXT}: {exc}") from None
+    return {"question": a.question, "context": ctx.text, "tokens": ctx.tokens,
+            "budgetTokens": ctx.budget, "sources": [sn.source() for sn in ctx.snippets],
+            "state": folder.label}
 
 
 # --- ask ---------------------------------------------------------------------------------
@@ -430,4 +511,8 @@ COMMANDS: dict[str, Callable[..., Awaitable[dict[str, object]]]] = {
     CALL_CHAIN: call_chain,
     ASK: ask,
     CITATIONS: citations,
+    CALLERS: callers,
+    CALLEES: callees,
+    SYMBOL: symbol,
+    CONTEXT: context,
 }
