@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -286,6 +287,14 @@ async def test_an_agent_over_streamable_http_chains_search_callers_and_symbol(re
                         assert not result.is_error, result.content[0].text
                         messages.append({"role": "tool", "tool_call_id": tc["id"],
                                          "content": result.content[0].text})
+        # a page elsewhere that resolves its own name to 127.0.0.1 (DNS rebinding) is refused
+        forged = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp", data=b"{}", headers={
+                "Host": "attacker.example", "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(forged, timeout=60)
+        assert 400 <= refused.value.code < 500
         assert called == ["search_code", "callers", "symbol"]
         assert messages[-1]["content"] == "checkout calls it (src/shop/cart.py:17)."
         assert len(model.chat_requests) == 4
@@ -334,3 +343,20 @@ def test_the_cli_and_the_mcp_server_share_the_index_folder(repo: Path) -> None:
         assert json.loads(found.stdout)["results"][0]["qualified_name"] == "void_order"
     finally:
         engine.close()
+
+
+def test_the_extension_offers_the_same_tools_with_the_same_arguments(tmp_path: Path) -> None:
+    """VS Code's language-model tools (package.json) and the MCP tools: one set, one
+    argument list each, so an agent meets the same tools in both."""
+    from codeloupe.mcp.tools import build_server
+
+    pkg = json.loads((Path(__file__).resolve().parent.parent / "vscode-extension" / "package.json")
+                     .read_text(encoding="utf-8"))
+    declared = {t["name"].removeprefix("codeloupe_"): (set(t["inputSchema"]["properties"]),
+                                                       set(t["inputSchema"].get("required", [])))
+                for t in pkg["contributes"]["languageModelTools"]}
+    (tmp_path / "a.py").write_text("x = 1\n")
+    tools = anyio.run(build_server(Engine(tmp_path, watch=False)).list_tools)
+    served = {t.name: (set(t.input_schema["properties"]), set(t.input_schema.get("required", [])))
+              for t in tools}
+    assert declared == served

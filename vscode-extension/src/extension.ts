@@ -1,4 +1,5 @@
-// Activation only: wires the server, the status bar, the commands and the chat participant.
+// Activation only: wires the server, the status bar, the commands, the chat participant,
+// the language-model tools and the MCP server definition.
 
 import * as vscode from 'vscode';
 import { registerChatParticipant } from './chat';
@@ -10,6 +11,7 @@ import { Log } from './common/logging';
 import { CodeloupeServer } from './common/server';
 import { API_KEY_SECRET } from './common/settings';
 import { StatusBar } from './common/statusBar';
+import { registerMcpServer, registerTools, showAgentTools } from './tools';
 
 let server: CodeloupeServer | undefined;
 
@@ -28,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('codeloupe.status', () => showStatus(s, bar, log)),
     vscode.commands.registerCommand('codeloupe.restart', () => s.restart('asked by the user')),
     vscode.commands.registerCommand('codeloupe.showLogs', () => log.show()),
+    vscode.commands.registerCommand('codeloupe.agentTools', () => showAgentTools(log)),
     vscode.commands.registerCommand('codeloupe.setApiKey', async () => {
       const key = await vscode.window.showInputBox({
         title: 'codeloupe: LLM API Key',
@@ -45,6 +48,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void vscode.window.showInformationMessage('codeloupe: API key removed.');
     }),
     ...registerCallChains(server, log),
+    ...registerTools(server, log),
+    ...registerMcpServer(server, log),
   );
   const participant = registerChatParticipant(server, log);
   if (participant) {

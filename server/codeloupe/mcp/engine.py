@@ -91,6 +91,7 @@ class Engine:
         self._searcher: Searcher | None = None
         self._worker: threading.Thread | None = None
         self._had_symbols = False
+        self._recent: list[str] = []  # the files the last sync changed
 
     # --- the worker ------------------------------------------------------------------
 
@@ -191,6 +192,8 @@ class Engine:
             after = {p: f.hash for p, f in index.store.load_files().items()}
             changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
             self._after_sync(index, changed)
+            if len(changed) <= _RELOAD_ALL:
+                self._recent = changed
             self.folder.report = report.as_dict()
             if self.embed and not self._stop.is_set() and index.store.count_pending():
                 self.folder.state = "embedding"
@@ -224,7 +227,8 @@ class Engine:
             self._synced.notify_all()
 
     def _embed_first(self) -> list[str]:
-        return []
+        """The files the last sync changed: embedded before the rest."""
+        return self._recent
 
     # --- reading ---------------------------------------------------------------------
 

@@ -22,12 +22,12 @@ def serve(root: str | Path, settings: Settings, *, transport: str = "stdio",
     """Serve ``root``'s index over MCP until the client leaves (stdio) or the process is
     stopped (HTTP); the exit status."""
     engine = Engine(root, settings, embed=embed, watch=watch)
-    server = build_server(engine)
-    engine.start()
+    server = build_server(engine)  # on stdio it starts the engine once it holds stdout
     try:
         if transport == "stdio":
             server.run("stdio")
         else:
+            engine.start()  # bring the index up to date now, not at the first client
             if host not in LOOPBACK:
                 log.warning("codeloupe: serving MCP on %s: anyone who reaches it reads this "
                             "repository's code", host)

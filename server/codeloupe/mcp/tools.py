@@ -5,6 +5,8 @@ a thin adapter onto ``engine.Engine``. A bad argument is a tool error that names
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -49,8 +51,17 @@ def _call(fn: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
 
 def build_server(engine: Engine) -> MCPServer:
     """The MCP server of one engine, its tools registered."""
+
+    @asynccontextmanager
+    async def started(_: MCPServer) -> AsyncIterator[None]:
+        # on stdio, once the SDK holds fd 1 (whatever a library writes there goes to
+        # stderr, not into the protocol); on HTTP, already started (``start`` is idempotent)
+        engine.start()
+        yield None
+
     server: MCPServer = MCPServer(name="codeloupe", version=__version__,
-                                  instructions=INSTRUCTIONS, log_level="WARNING")
+                                  instructions=INSTRUCTIONS, log_level="WARNING",
+                                  lifespan=started)
 
     @server.tool()
     def search_code(

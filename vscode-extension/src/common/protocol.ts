@@ -7,6 +7,10 @@ export const SERVER_COMMANDS = {
   callChain: 'codeloupe.server.callChain',
   ask: 'codeloupe.server.ask',
   citations: 'codeloupe.server.citations',
+  callers: 'codeloupe.server.callers',
+  callees: 'codeloupe.server.callees',
+  symbol: 'codeloupe.server.symbol',
+  context: 'codeloupe.server.context',
 } as const;
 
 export interface SearchArgs {

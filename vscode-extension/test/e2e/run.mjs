@@ -433,6 +433,44 @@ try {
       .waitFor({ timeout: 60000 });
   });
 
+  // Copilot's agent mode calls the tools through VS Code's language-model API; this VS Code
+  // has no Copilot, so the extension's own "Show Agent Tools" lists them as VS Code does
+  // (vscode.lm.tools) and invokes one through it (vscode.lm.invokeTool).
+  await step('agent tools: listed by VS Code and invoked through it', async () => {
+    await runCommand('codeloupe: Show Agent Tools');
+    const none = page.locator('.notification-toast', { hasText: 'has no language-model tools API' });
+    const callersRow = quickRows().filter({ hasText: 'codeloupe_callers' }).first();
+    const shown = await Promise.race([
+      none.waitFor({ timeout: 20000 }).then(() => 'none'),
+      callersRow.waitFor({ timeout: 20000 }).then(() => 'tools'),
+    ]);
+    if (shown === 'none') {
+      log(`agent tools NOT tested: ${(await none.innerText()).replace(/\s+/g, ' ')}`);
+      await screenshot('agent-tools-unavailable');
+      return;
+    }
+    const names = (await quickRows().allInnerTexts()).map((t) => t.split('\n')[0]);
+    log(`agent tools listed by VS Code: ${names.join(', ')}`);
+    if (names.filter((n) => n.startsWith('codeloupe_')).length !== 7) {
+      throw new Error(`expected the 7 codeloupe tools, VS Code lists: ${names.join(', ')}`);
+    }
+    await screenshot('agent-tools');
+    await quickInputBox().fill('codeloupe_callers');
+    await callersRow.waitFor();
+    await quickInputBox().press('Enter');
+    await quickInput().filter({ hasText: 'codeloupe_callers: target' }).waitFor({ timeout: 10000 });
+    await quickInputBox().fill('Client.fetch');
+    await quickInputBox().press('Enter');
+    // VS Code asks the user before a tool runs, with the tool's own confirmation message
+    const confirm = page.locator('.monaco-dialog-box', { hasText: 'Finding the callers of Client.fetch' });
+    await confirm.waitFor({ timeout: 20000 });
+    await screenshot('agent-tools-confirm');
+    await confirm.getByRole('button', { name: 'Yes' }).click();
+    const result = page.locator('.monaco-editor .view-lines', { hasText: '"qualified_name": "checkout"' }).first();
+    await result.waitFor({ timeout: 30000 });
+    await screenshot('agent-tools-callers');
+  });
+
   await step('ask with an LLM endpoint streams a cited answer', async () => {
     // The key goes to secret storage; the server gets it in CODELOUPE_LLM_API_KEY.
     await runCommand('codeloupe: Set LLM API Key');
@@ -470,6 +508,33 @@ try {
     await cite.click();
     await page.locator('.tab.active', { hasText: 'http.py' }).waitFor({ timeout: 10000 });
     await page.locator('.statusbar-item', { hasText: /Ln 8, Col/ }).waitFor({ timeout: 10000 });
+  });
+
+  // `codeloupe mcp` offered to VS Code's MCP support, as the extension's provider defines it
+  await step('the MCP server definition is listed and started by VS Code', async () => {
+    // the MCP commands live with the AI features this run keeps off until here
+    await editUserSettings({ 'chat.disableAIFeatures': false });
+    await openQuickInput('>MCP: List Servers');
+    const entry = quickRows().filter({ hasText: 'MCP: List Servers' }).first();
+    if (!(await entry.waitFor({ timeout: 5000 }).then(() => true, () => false))) {
+      log('MCP server definition NOT tested: this VS Code has no "MCP: List Servers" command');
+      await page.keyboard.press('Escape');
+      return;
+    }
+    await quickInputBox().press('Enter');
+    const ours = quickRows().filter({ hasText: 'codeloupe: shop-workspace' }).first();
+    await ours.waitFor({ timeout: 15000 });
+    await screenshot('mcp-servers');
+    // started by VS Code itself: `python -m codeloupe mcp <folder>` with the extension's Python
+    await ours.click();
+    const start = quickRows().filter({ hasText: 'Start Server' }).first();
+    await start.waitFor({ timeout: 10000 });
+    await start.click();
+    // VS Code's log of the server: it connects, then lists the server's tools
+    await page.locator('.output-view, .panel', { hasText: 'Discovered 7 tools' }).first()
+      .waitFor({ timeout: 120000 });
+    log('VS Code started `codeloupe mcp` and discovered its 7 tools');
+    await screenshot('mcp-server-running');
   });
 
   // A Python without codeloupe: the extension restarts on the setting change and says
