@@ -163,6 +163,38 @@ async def _wait_for_sync(session: ClientSession, after: int) -> dict[str, Any]:
         await anyio.sleep(0.05)  # between two polls of the state; the deadline is the caller's
 
 
+async def _every_tool(session: ClientSession) -> None:
+    """Each tool with good arguments, then bad ones: a tool error naming the problem, and
+    the server goes on."""
+    found = _data(await session.call_tool("search_code", {"query": "split an HTTP header line"}))
+    assert found["results"][0]["qualified_name"] == "parse_header"
+    assert "complete" in found["index"]
+    callers = _data(await session.call_tool("callers", {"target": "Client.fetch"}))
+    assert callers["symbols"][0]["callers"][0]["caller"]["qualified_name"] == "checkout"
+    callees = _data(await session.call_tool("callees", {"target": "checkout"}))
+    assert "Client.fetch" in {c["qualified_name"] for c in callees["symbols"][0]["callees"]}
+    sym = _data(await session.call_tool("symbol", {"target": "Greeter.Greet"}))
+    assert sym["symbols"][0]["path"] == "cmd/main.go"
+    chain = _data(await session.call_tool("call_path", {"source": "checkout", "target": "Client.send"}))
+    assert len(chain["chains"]) == 1
+    ctx = _data(await session.call_tool("context_for", {"question": "how are uploads retried?",
+                                                        "budget_tokens": 800}))
+    assert "web/upload.js" in ctx["context"]
+
+    # bad arguments: a tool error naming the problem, and the server goes on
+    assert "k" in _error(await session.call_tool("search_code", {"query": "x", "k": 0}))
+    assert "k" in _error(await session.call_tool("search_code", {"query": "x", "k": "many"}))
+    assert "target" in _error(await session.call_tool("callers", {}))
+    assert "no symbol named 'nope'" in _error(await session.call_tool("callees", {"target": "nope"}))
+    assert "depth" in _error(await session.call_tool("callers", {"target": "checkout", "depth": 50}))
+    assert "no indexed file 'src/nowhere.py'" in _error(
+        await session.call_tool("symbol", {"target": "src/nowhere.py:3"}))
+    assert "target" in _error(await session.call_tool("call_path", {"source": "checkout"}))
+    assert "budget_tokens" in _error(await session.call_tool("context_for", {"question": "x",
+                                                                              "budget_tokens": 5}))
+    assert _data(await session.call_tool("index_status", {}))["files"] == 4
+
+
 async def test_stdio_lists_the_tools_answers_each_and_follows_an_edit(repo: Path) -> None:
     with anyio.fail_after(DEADLINE_S):
         async with _stdio_session(repo) as session:
@@ -172,27 +204,7 @@ async def test_stdio_lists_the_tools_answers_each_and_follows_an_edit(repo: Path
                 assert len(tool.description or "") > 80, tool.name  # written for a model
             assert {"query", "k", "lang", "path", "kind"} <= set(tools["search_code"].input_schema["properties"])
 
-            found = _data(await session.call_tool("search_code", {"query": "split an HTTP header line"}))
-            assert found["results"][0]["qualified_name"] == "parse_header"
-            assert "complete" in found["index"]
-            callers = _data(await session.call_tool("callers", {"target": "Client.fetch"}))
-            assert callers["symbols"][0]["callers"][0]["caller"]["qualified_name"] == "checkout"
-            callees = _data(await session.call_tool("callees", {"target": "checkout"}))
-            assert "Client.fetch" in {c["qualified_name"] for c in callees["symbols"][0]["callees"]}
-            sym = _data(await session.call_tool("symbol", {"target": "Greeter.Greet"}))
-            assert sym["symbols"][0]["path"] == "cmd/main.go"
-            chain = _data(await session.call_tool("call_path", {"source": "checkout", "target": "Client.send"}))
-            assert len(chain["chains"]) == 1
-            ctx = _data(await session.call_tool("context_for", {"question": "how are uploads retried?",
-                                                                "budget_tokens": 800}))
-            assert "web/upload.js" in ctx["context"]
-
-            # bad arguments: a tool error naming the problem, and the server goes on
-            assert "k" in _error(await session.call_tool("search_code", {"query": "x", "k": 0}))
-            assert "k" in _error(await session.call_tool("search_code", {"query": "x", "k": "many"}))
-            assert "target" in _error(await session.call_tool("callers", {}))
-            assert "no symbol named 'nope'" in _error(await session.call_tool("callees", {"target": "nope"}))
-            assert "depth" in _error(await session.call_tool("callers", {"target": "checkout", "depth": 50}))
+            await _every_tool(session)
 
             status = _data(await session.call_tool("index_status", {}))
             cart = repo / "src/shop/cart.py"
@@ -267,6 +279,7 @@ async def test_an_agent_over_streamable_http_chains_search_callers_and_symbol(re
                 await session.initialize()
                 listed = (await session.list_tools()).tools
                 assert {t.name for t in listed} == TOOLS
+                await _every_tool(session)
                 tools = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                            "parameters": t.input_schema}} for t in listed]
                 messages: list[dict] = [{"role": "user", "content": "Who calls the code that "
