@@ -350,29 +350,24 @@ class Engine:
         if not 0.0 <= min_confidence <= 1.0:
             raise ToolInputError(f"min_confidence must be between 0 and 1, got {min_confidence}")
 
+    def _edges(self, answer: Callable[..., dict[str, object]], target: str, depth: int,
+               min_confidence: float) -> dict[str, Any]:
+        self._checked(depth, min_confidence)
+        snap = self._snapshot()
+        out = [answer(snap.graph, sym, depth, min_confidence)
+               for sym in self._find(snap, target)[:MAX_TARGETS]]
+        return {"target": target, "min_confidence": min_confidence, "symbols": out,
+                "index": self.index_state()}
+
     def callers(self, target: str, depth: int = 1,
                 min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, Any]:
         """Resolved call sites into a symbol, and the name-only candidates."""
-        self._checked(depth, min_confidence)
-        snap = self._snapshot()
-        graph = snap.graph
-        out = []
-        for sym in self._find(snap, target)[:MAX_TARGETS]:
-            out.append(callers_answer(graph, sym, depth, min_confidence))
-        return {"target": target, "min_confidence": min_confidence, "symbols": out,
-                "index": self.index_state()}
+        return self._edges(callers_answer, target, depth, min_confidence)
 
     def callees(self, target: str, depth: int = 1,
                 min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, Any]:
         """What a symbol calls, each callee with its call sites."""
-        self._checked(depth, min_confidence)
-        snap = self._snapshot()
-        graph = snap.graph
-        out = []
-        for sym in self._find(snap, target)[:MAX_TARGETS]:
-            out.append(callees_answer(graph, sym, depth, min_confidence))
-        return {"target": target, "min_confidence": min_confidence, "symbols": out,
-                "index": self.index_state()}
+        return self._edges(callees_answer, target, depth, min_confidence)
 
     def call_path(self, source: str, target: str, max_depth: int = 6, limit: int = 5,
                   min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, Any]:

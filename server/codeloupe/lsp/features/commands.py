@@ -261,22 +261,23 @@ async def _targets(ls: CodeloupeServer, command: str, a: TargetArgs
         raise JsonRpcInvalidParams(f"{command}: {exc}") from None
 
 
+async def _edges(ls: CodeloupeServer, command: str, answer: Callable[..., dict[str, object]],
+                 args: tuple[Any, ...]) -> dict[str, object]:
+    a = _args(TargetArgs, command, args)
+    folder, snap, found = await _targets(ls, command, a)
+    least = a.min_confidence if a.min_confidence is not None else ls.options.call_hierarchy_min_confidence
+    symbols = [] if snap is None else [answer(snap.graph, s, a.depth, least) for s in found]
+    return {"target": a.target, "symbols": symbols, "minConfidence": least, "state": folder.label}
+
+
 async def callers(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """Who calls a symbol: resolved call sites, name-only candidates apart."""
-    a = _args(TargetArgs, CALLERS, args)
-    folder, snap, found = await _targets(ls, CALLERS, a)
-    least = a.min_confidence if a.min_confidence is not None else ls.options.call_hierarchy_min_confidence
-    symbols = [] if snap is None else [callers_answer(snap.graph, s, a.depth, least) for s in found]
-    return {"target": a.target, "symbols": symbols, "minConfidence": least, "state": folder.label}
+    return await _edges(ls, CALLERS, callers_answer, args)
 
 
 async def callees(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """What a symbol calls, each callee with its call sites."""
-    a = _args(TargetArgs, CALLEES, args)
-    folder, snap, found = await _targets(ls, CALLEES, a)
-    least = a.min_confidence if a.min_confidence is not None else ls.options.call_hierarchy_min_confidence
-    symbols = [] if snap is None else [callees_answer(snap.graph, s, a.depth, least) for s in found]
-    return {"target": a.target, "symbols": symbols, "minConfidence": least, "state": folder.label}
+    return await _edges(ls, CALLEES, callees_answer, args)
 
 
 async def symbol(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
