@@ -108,7 +108,10 @@ class LLMServer:
                     self._json(reply.status, err, reply.headers)
                     return
                 model = body.get("model") or "fake-coder"
-                if server.respond is not None and not body.get("stream"):
+                if server.respond is not None and body.get("stream"):
+                    self._stream_message(server.respond(body), model)
+                    return
+                if server.respond is not None:
                     message = {"role": "assistant", "content": None, **server.respond(body)}
                     finish = "tool_calls" if message.get("tool_calls") else "stop"
                     self._json(200, {"id": "chatcmpl-1", "object": "chat.completion",
@@ -165,6 +168,28 @@ class LLMServer:
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     server._count("disconnects")
+
+            def _stream_message(self, message: dict, model: str) -> None:
+                """A scripted message streamed as OpenAI streams one: its text in pieces,
+                each tool call's name first and its arguments in two pieces."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                for piece in re.findall(r"\S+\s*|\s+", message.get("content") or ""):
+                    self._event(model, {"content": piece}, None)
+                for i, tc in enumerate(message.get("tool_calls") or []):
+                    args = tc["function"]["arguments"]
+                    half = len(args) // 2
+                    self._event(model, {"tool_calls": [{"index": i, "id": tc["id"], "type": "function",
+                                                        "function": {"name": tc["function"]["name"],
+                                                                     "arguments": args[:half]}}]}, None)
+                    self._event(model, {"tool_calls": [{"index": i, "function": {"arguments": args[half:]}}]},
+                                None)
+                self._event(model, {}, "tool_calls" if message.get("tool_calls") else "stop")
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
 
             def _event(self, model: str, delta: dict, finish_reason: str | None) -> None:
                 event = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model,

@@ -253,3 +253,29 @@ async def test_bad_citations_arguments_name_the_field(client: LanguageClient, ar
     with pytest.raises(JsonRpcException, match=named) as info:
         await command(client, CITATIONS, arguments)
     assert info.value.code == -32602
+
+
+async def test_ask_lets_the_model_call_the_tools_on_the_servers_own_index(
+        client: LanguageClient, llm: LLMServer) -> None:
+    """The model calls `symbol` through the OpenAI tools API; the server answers it from its
+    own index and buffers, streams the answer, and verifies a citation only the tool showed."""
+    def model(request: dict) -> dict:
+        tool = [m for m in request["messages"] if m["role"] == "tool"]
+        if not tool:
+            return {"tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "symbol", "arguments": '{"target": "Greeter.Greet"}'}}]}
+        return {"content": "Headers are split by parse_header; a greeting is formatted at "
+                           "cmd/main.go:10, which the first context did not hold."}
+
+    llm.respond = model
+    try:
+        result = await _ask(client, {"question": "how are HTTP header lines split?",
+                                     "contextTokens": 120}, token="ask-tools")
+    finally:
+        llm.respond = None
+    assert "cmd/main.go" not in llm.chat_requests[-2]["body"]["messages"][1]["content"]
+    assert result["tool_calls"] == [{"tool": "symbol", "arguments": '{"target": "Greeter.Greet"}',
+                                     "tokens": result["tool_calls"][0]["tokens"]}]
+    assert [(c["text"], c["verified"]) for c in result["citations"]] == [("cmd/main.go:10", True)]
+    middle = [r for r in client.progress_reports["ask-tools"] if isinstance(r, types.WorkDoneProgressReport)]
+    assert "".join(r.message or "" for r in middle) == result["answer"]

@@ -70,11 +70,11 @@ def test_the_engine_answers_every_tool_and_rejects_bad_arguments(repo: Path) -> 
         status = engine.index_status()
         assert status["files"] == 4 and status["symbols"] == status["symbols_in_model"] == 18
         for call, needle in [
-            (lambda: engine.search_code(" "), "query is empty"),
-            (lambda: engine.search_code("x", k=0), "k must be between 1 and 100"),
+            (lambda: engine.search_code(" "), "query must be a non-empty string"),
+            (lambda: engine.search_code("x", k=0), "k must be an integer between 1 and 100"),
             (lambda: engine.search_code("x", lang="cobol"), "cobol"),
             (lambda: engine.callers("no_such_function"), "no symbol named 'no_such_function'"),
-            (lambda: engine.callers("checkout", depth=9), "depth must be between 1 and 5"),
+            (lambda: engine.callers("checkout", depth=9), "depth must be an integer between 1 and 5"),
             (lambda: engine.symbol("src/nowhere.py:3"), "no indexed file 'src/nowhere.py'"),
             (lambda: engine.call_path("checkout", "nothing_here"), "to: no symbol named"),
             (lambda: engine.context_for("why?", budget_tokens=10), "budget_tokens must be"),

@@ -74,6 +74,9 @@ class Settings:
     ask_context_tokens: int = 6000  # budget of the code sent with a question
     ask_tokenizer: str | None = None  # local tokenizer.json to count with; None: estimate
     reranker: str | None = None  # CrossEncoder (local path or cached name); None: off
+    # ask: offer the model the tools (search_code, symbol, callers, callees) to fetch what
+    # the context lacks, where the endpoint takes them (ask.agent); False: one context
+    ask_tools: bool = True
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -108,6 +111,9 @@ class Settings:
             s.reranker = os.environ["CODELOUPE_RERANKER"]
         if os.environ.get("CODELOUPE_ASK_TOKENIZER"):
             s.ask_tokenizer = os.environ["CODELOUPE_ASK_TOKENIZER"]
+        if os.environ.get("CODELOUPE_ASK_TOOLS"):
+            s.ask_tools = os.environ["CODELOUPE_ASK_TOOLS"].strip().lower() not in (
+                "0", "false", "no", "off")
         if os.environ.get("CODELOUPE_INDEX_GENERATED"):
             s.index_generated = os.environ["CODELOUPE_INDEX_GENERATED"].strip().lower() in (
                 "1", "true", "yes", "on")

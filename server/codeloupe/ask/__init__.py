@@ -11,11 +11,14 @@ The modules, in the order a question goes through them:
 - ``prompt``: the messages sent to the model; ``llm``: the client of the endpoint;
 - ``citations``: the citations of an answer, verified against the context (the
   only place that parses them; clients get them from the result);
+- ``toolbox``: the tools a model may call (search_code, symbol, callers, callees:
+  the MCP server's) and what they showed; ``agent``: the answer of a model offered
+  them, rounds and token budget bounded;
 - ``result``: the ``AskResult``; ``pipeline``: ``build_context`` and ``ask``, the
   whole run.
 
 Imports run one way inside: errors, tokens, files ← retrieval ← reranker, context ←
-citations, prompt ← result ← pipeline; ``llm`` stands alone.
+citations, prompt, toolbox ← agent, result ← pipeline; ``llm`` stands alone.
 """
 
 from .citations import CITATION, Citation, Verification, find_citations, verify

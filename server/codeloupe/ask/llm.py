@@ -44,8 +44,24 @@ class LLMCancelled(LLMError):
     """``ChatClient.cancel`` stopped the request."""
 
 
+class ToolsUnsupported(LLMError):
+    """The endpoint or its model does not take the OpenAI ``tools`` of a request."""
+
+
+def _refuses_tools(message: str) -> bool:
+    """An endpoint's refusal of a request with tools (Ollama: "does not support tools";
+    llama.cpp without --jinja: "tools param requires --jinja flag"; vLLM without
+    --enable-auto-tool-choice: "auto" tool choice requires ...)."""
+    lowered = message.lower()
+    return "tool" in lowered and any(
+        w in lowered for w in ("support", "requires", "not allowed", "unsupported", "unknown",
+                               "invalid", "unrecognized", "not enabled", "extra"))
+
+
 class LLMDeadline(LLMError):
     """The overall deadline (``LLMConfig.deadline_s``) passed before the answer was complete."""
+
+    partial: str = ""  # what streamed before it passed (stream_message)
 
 
 class _UseMaxCompletionTokens(LLMError):
@@ -419,6 +435,72 @@ class ChatClient:
                 raise LLMError(f"the LLM endpoint {self._where()} sent an answer that is not a "
                                f"chat completion: {raw[:200]!r}") from None
 
+    def stream_message(self, messages: list[dict], tools: list[dict], tool_choice: str = "auto",
+                       on_delta: Callable[[str], None] | None = None) -> dict:
+        """One assistant message from a request that offers ``tools`` (the OpenAI tools
+        API), streamed: its text goes to ``on_delta`` as it comes, its ``tool_calls`` are
+        put together from their pieces. An endpoint or model that refuses tools raises
+        ``ToolsUnsupported`` (before anything streamed); without ``on_delta`` it is asked
+        for in one piece (``"stream": false``). When the deadline passes after
+        some text, LLMDeadline carries it in ``partial``."""
+        self.finish_reason = None
+        text: list[str] = []
+        calls: dict[int, dict] = {}
+        with self._deadline():
+            body = self._body(messages, stream=on_delta is not None)  # no listener: one piece
+            body["tools"] = tools
+            body["tool_choice"] = tool_choice
+            try:
+                resp = self._post(body)
+            except LLMError as exc:
+                if _refuses_tools(str(exc)):
+                    raise ToolsUnsupported(str(exc)) from None
+                raise
+            try:
+                ctype = (resp.getheader("Content-Type") or "").lower()
+                if "text/event-stream" not in ctype:  # a server that ignores "stream"
+                    data = json.loads(resp.read() or b"{}")
+                    choice = (data.get("choices") or [{}])[0]
+                    message = choice.get("message")
+                    if not isinstance(message, dict):
+                        self._stop_if_cancelled()
+                        raise LLMError(f"the LLM endpoint {self._where()} sent neither a stream "
+                                       f"nor a chat completion ({ctype or 'no content type'})")
+                    self.finish_reason = choice.get("finish_reason")
+                    if message.get("content") and on_delta is not None:
+                        on_delta(message["content"])
+                    return message
+                for delta in self._events(resp):
+                    if delta.get("content"):
+                        text.append(delta["content"])
+                        if on_delta is not None:
+                            on_delta(delta["content"])
+                    for piece in delta.get("tool_calls") or []:
+                        call = calls.setdefault(int(piece.get("index", len(calls))), {
+                            "id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                        call["id"] = piece.get("id") or call["id"]
+                        fn = piece.get("function") or {}
+                        call["function"]["name"] += fn.get("name") or ""
+                        call["function"]["arguments"] += fn.get("arguments") or ""
+            except LLMDeadline as exc:
+                exc.partial = "".join(text)
+                raise
+            except TimeoutError:
+                self._stop_if_cancelled()
+                raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
+                               f"{self.config.timeout_s:g}s in the middle of its answer") from None
+            except (OSError, http.client.HTTPException) as exc:
+                raise self._broke_off(exc) from None
+            except ValueError as exc:
+                self._stop_if_cancelled()
+                raise LLMError(f"the LLM endpoint {self._where()} sent invalid JSON: {exc}") from None
+            finally:
+                self._close(resp)
+        message = {"role": "assistant", "content": "".join(text) or None}
+        if calls:
+            message["tool_calls"] = [calls[i] for i in sorted(calls)]
+        return message
+
     def stream(self, messages: list[dict]) -> Iterator[str]:
         """The answer as it is generated (``"stream": true``, server-sent events).
         A retry happens only before the first piece; closing the iterator (or
@@ -444,7 +526,9 @@ class ChatClient:
                     if content:
                         yield content
                     return
-                yield from self._events(resp)
+                for delta in self._events(resp):
+                    if delta.get("content"):
+                        yield delta["content"]
             except TimeoutError:
                 self._stop_if_cancelled()
                 raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
@@ -457,7 +541,7 @@ class ChatClient:
             finally:
                 self._close(resp)
 
-    def _events(self, resp: http.client.HTTPResponse) -> Iterator[str]:
+    def _events(self, resp: http.client.HTTPResponse) -> Iterator[dict]:
         data_lines: list[str] = []
         while True:
             self._stop_if_cancelled()
@@ -480,9 +564,9 @@ class ChatClient:
                                f"stream: {_error_detail(data.encode())}")
             for choice in event.get("choices") or []:
                 self.finish_reason = choice.get("finish_reason") or self.finish_reason
-                piece = (choice.get("delta") or {}).get("content")
-                if piece:
-                    yield piece
+                delta = choice.get("delta")
+                if isinstance(delta, dict) and delta:
+                    yield delta
 
 
 def chat(config: LLMConfig, messages: list[dict], on_delta: Callable[[str], None] | None = None,

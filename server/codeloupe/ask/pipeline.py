@@ -4,25 +4,31 @@ the result with its citations verified."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..graph import Graph
 from ..workspace import graph_for
+from .agent import answer_with_tools
 from .context import Context, assemble
 from .errors import AskError
 from .files import ReadLines, disk_reader
-from .llm import ChatClient, LLMConfig, chat
+from .llm import ChatClient, LLMConfig, ToolsUnsupported, chat
 from .prompt import messages_for
 from .reranker import Scorer, load_reranker, rerank
 from .result import AskResult, answer_result, result_for
 from .retrieval import retrieve
 from .tokens import token_counter
+from .toolbox import Toolbox
 
 if TYPE_CHECKING:
     from ..config import Settings
     from ..index import Index
+
+log = logging.getLogger(__name__)
 
 
 def llm_config(settings: Settings) -> LLMConfig | None:
@@ -82,9 +88,29 @@ def ask(
         client = ChatClient(config) if config is not None else None
     if client is not None:
         client.check_reachable()  # seconds, not the minute a big repository's context takes
-    context = build_context(question, index, settings, graph=graph, read_lines=read_lines,
-                            mode=mode)
+    graph = graph if graph is not None else graph_for(index)
+    read = read_lines or disk_reader(index.root, index.settings.max_file_bytes)
+    context = build_context(question, index, settings, graph=graph, read_lines=read, mode=mode)
     if client is None:
         return result_for(question, context, None, None)
+    if settings.ask_tools:
+        toolbox = Toolbox(index, graph, read)
+        try:
+            return with_tools(question, context, toolbox, client, settings, on_delta, index.root)
+        except ToolsUnsupported as exc:
+            log.info("codeloupe: %s; answering from the context alone", exc)
     answer = chat(client.config, messages_for(question, context), on_delta, client)
     return answer_result(question, context, answer, client.config, index.root)
+
+
+def with_tools(question: str, context: Context, toolbox: Toolbox, client: ChatClient,
+               settings: Settings, on_delta: Callable[[str], None] | None,
+               root: Path | None = None) -> AskResult:
+    """The answer of a model offered the tools (``agent.answer_with_tools``), its
+    citations verified against the context and what the tools showed; the calls it
+    made in ``tool_calls``. ToolsUnsupported when the endpoint refuses tools."""
+    done = answer_with_tools(question, context, toolbox, client,
+                             token_counter(settings.ask_tokenizer), on_delta)
+    result = answer_result(question, done.context, done.answer, client.config, root)
+    result.tool_calls = [c.as_dict() for c in done.calls] or None  # listed when it called any
+    return result

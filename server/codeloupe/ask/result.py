@@ -35,6 +35,7 @@ class AskResult:
     citations: list[Citation] = field(default_factory=list)
     snippets: list[Snippet] = field(default_factory=list)
     messages: list[dict[str, str]] | None = None  # the prompt; returned when there is no answer
+    tool_calls: list[dict[str, object]] | None = None  # the tools the model called (ask.agent)
 
     def as_dict(self) -> dict[str, object]:
         """The result as JSON-ready data."""
@@ -53,6 +54,8 @@ class AskResult:
             out["context"] = self.context
         if self.messages is not None:
             out["messages"] = self.messages
+        if self.tool_calls is not None:
+            out["tool_calls"] = self.tool_calls
         return out
 
 

@@ -39,7 +39,8 @@ def run_ask(args: argparse.Namespace) -> int:
                                  index_uri=args.index_uri, llm_url=args.llm_url,
                                  llm_model=args.llm_model, ask_context_tokens=args.context_tokens,
                                  llm_max_tokens=args.llm_max_tokens,
-                                 llm_deadline_s=args.llm_deadline)
+                                 llm_deadline_s=args.llm_deadline,
+                                 ask_tools=False if args.no_tools else None)
     if settings.ask_context_tokens < 100:
         raise CliError("--context-tokens must be at least 100")
     if settings.llm_max_tokens < 1:
@@ -82,6 +83,9 @@ def run_ask(args: argparse.Namespace) -> int:
         return 0
     if not streamed:
         sys.stdout.write(result.answer)
+    if result.tool_calls:
+        note("the model fetched more code with: " + ", ".join(
+            f"{c['tool']}({c['arguments']})" for c in result.tool_calls))
     print("\n\nsources:")
     for s in result.sources:
         mark = "*" if s.get("cited") else " "

@@ -78,6 +78,9 @@ def _query_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-deadline", type=float, metavar="SECONDS", help="longest the answer "
                    "may take in all; what streamed until then is kept, with a note (env "
                    "CODELOUPE_LLM_DEADLINE_S; default 300)")
+    p.add_argument("--no-tools", action="store_true", help="send one context; do not offer the "
+                   "model the tools (search_code, symbol, callers, callees) to fetch more "
+                   "(env CODELOUPE_ASK_TOOLS=0; tools are offered only where the endpoint takes them)")
     p.add_argument("--no-update", action="store_true", help="do not update the index first")
 
 

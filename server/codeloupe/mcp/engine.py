@@ -19,38 +19,30 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..ask.errors import AskError
 from ..ask.files import disk_reader
 from ..ask.pipeline import build_context
+from ..ask.toolbox import ToolArgumentError, Toolbox
 from ..calls import (
     TargetError,
-    callees_answer,
-    callers_answer,
     chain_rows,
-    definition,
     find_symbols,
     symbol_row,
 )
 from ..config import Settings
-from ..graph import DEFAULT_MIN_CONFIDENCE, SymbolInfo
+from ..graph import DEFAULT_MIN_CONFIDENCE
 from ..index import Index
-from ..search import MODES, Searcher, SearchError
+from ..search import Searcher
 from ..workspace import FileModel, Folder, Snapshot, rows_and_key
 from .watch import Watcher
 
 log = logging.getLogger("codeloupe.mcp")
 
-MAX_K = 100
-MAX_DEPTH = 5
 MAX_BUDGET = 60_000
 MIN_BUDGET = 500
-MAX_DEFINITIONS = 5  # definitions answered for one target
-MAX_TARGETS = 10  # symbols answered for one target (a name several symbols have)
-SNIPPET_LINES = 8
 # how long a tool waits for the first sync of a folder whose index holds nothing yet
 FIRST_SYNC_WAIT_S = 120.0
 # how long the worker waits before trying again when another process holds the index
@@ -58,8 +50,7 @@ BUSY_RETRY_S = 30.0
 _RELOAD_ALL = 200  # more files changed in one sync than this: the model is read again whole
 
 
-class ToolInputError(ValueError):
-    """An argument a tool cannot take: its message names the argument and what it wants."""
+ToolInputError = ToolArgumentError  # an argument a tool cannot take: the message names it
 
 
 class Engine:
@@ -286,88 +277,43 @@ class Engine:
 
     # --- the tools -------------------------------------------------------------------
 
+    def _tools(self, graph: bool = True) -> Toolbox:
+        """The ask toolbox over the index (and, with ``graph``, the call graph of the
+        model as it is now)."""
+        index = self._index()
+        snap = self._snapshot() if graph else None
+        if self._searcher is None or self._searcher.index is not index:
+            self._searcher = Searcher(index)
+        return Toolbox(index, snap.graph if snap else None,
+                       disk_reader(self.root, index.settings.max_file_bytes), self._searcher)
+
+    def _answer(self, graph: bool, name: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        tools = self._tools(graph)
+        with self._read_lock:
+            out = getattr(tools, name)(*args, **kwargs)
+        return {**out, "index": self.index_state()}
+
     def search_code(self, query: str, k: int = 10, lang: str | None = None,
                     path: str | None = None, kind: str | None = None,
                     mode: str = "hybrid") -> dict[str, Any]:
         """Ranked symbols for a query in words or code."""
-        if not query or not query.strip():
-            raise ToolInputError("query is empty: say what the code does, or name it")
-        if not 1 <= k <= MAX_K:
-            raise ToolInputError(f"k must be between 1 and {MAX_K}, got {k}")
-        if mode not in MODES:
-            raise ToolInputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        index = self._index()
-        with self._read_lock:
-            if self._searcher is None or self._searcher.index is not index:
-                self._searcher = Searcher(index)
-            try:
-                resp = self._searcher.search(query, k, lang=lang, path=path, kind=kind, mode=mode)
-            except (SearchError, ValueError) as exc:
-                raise ToolInputError(str(exc)) from exc
-        results = []
-        for hit in resp.results:
-            row = hit.as_dict(snippet=False)
-            row["signature"] = hit.signature
-            row["snippet"] = "\n".join(hit.snippet.splitlines()[:SNIPPET_LINES])
-            results.append(row)
-        out: dict[str, Any] = {"query": query, "results": results, "index": self.index_state()}
-        if resp.warnings:
-            out["warnings"] = list(resp.warnings)
-        return out
-
-    def _find(self, snap: Snapshot, target: str) -> list[SymbolInfo]:
-        try:
-            return find_symbols(snap.graph, target)
-        except TargetError as exc:
-            raise ToolInputError(f"{exc} (give a name, a qualified name like Class.method, "
-                                 "or path:line; search_code finds names)") from None
+        return self._answer(False, "search_code", query, k, lang=lang, path=path, kind=kind,
+                            mode=mode)
 
     def symbol(self, target: str) -> dict[str, Any]:
         """The definition of a symbol: signature, doc, source, its class, its file."""
-        snap = self._snapshot()
-        found = self._find(snap, target)
-        index = self._index()
-        read = disk_reader(self.root, index.settings.max_file_bytes)
-        out = [self._definition(snap, index, read, sym) for sym in found[:MAX_DEFINITIONS]]
-        result: dict[str, Any] = {"target": target, "symbols": out, "index": self.index_state()}
-        if len(found) > MAX_DEFINITIONS:
-            result["more"] = (f"{len(found) - MAX_DEFINITIONS} more symbols have this name; "
-                              "give a qualified name or path:line")
-        return result
-
-    def _definition(self, snap: Snapshot, index: Index, read: Callable[[str], list[str] | None],
-                    sym: SymbolInfo) -> dict[str, Any]:
-        with self._read_lock:
-            rows = [r for r in index.store.symbol_rows(["id", "signature", "doc"], [sym.path])
-                    if r["id"] == sym.id]
-        row = rows[0] if rows else {}
-        return definition(snap.graph, sym, read(sym.path), row.get("signature") or "",
-                          row.get("doc") or "")
-
-    def _checked(self, depth: int, min_confidence: float) -> None:
-        if not 1 <= depth <= MAX_DEPTH:
-            raise ToolInputError(f"depth must be between 1 and {MAX_DEPTH}, got {depth}")
-        if not 0.0 <= min_confidence <= 1.0:
-            raise ToolInputError(f"min_confidence must be between 0 and 1, got {min_confidence}")
-
-    def _edges(self, answer: Callable[..., dict[str, object]], target: str, depth: int,
-               min_confidence: float) -> dict[str, Any]:
-        self._checked(depth, min_confidence)
-        snap = self._snapshot()
-        out = [answer(snap.graph, sym, depth, min_confidence)
-               for sym in self._find(snap, target)[:MAX_TARGETS]]
-        return {"target": target, "min_confidence": min_confidence, "symbols": out,
-                "index": self.index_state()}
+        return self._answer(True, "symbol", target)
 
     def callers(self, target: str, depth: int = 1,
                 min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, Any]:
-        """Resolved call sites into a symbol, and the name-only candidates."""
-        return self._edges(callers_answer, target, depth, min_confidence)
+        """Resolved call sites into a symbol (each with its line of code), and the
+        name-only candidates."""
+        return self._answer(True, "callers", target, depth, min_confidence)
 
     def callees(self, target: str, depth: int = 1,
                 min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, Any]:
         """What a symbol calls, each callee with its call sites."""
-        return self._edges(callees_answer, target, depth, min_confidence)
+        return self._answer(True, "callees", target, depth, min_confidence)
 
     def call_path(self, source: str, target: str, max_depth: int = 6, limit: int = 5,
                   min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, Any]:
@@ -376,7 +322,8 @@ class Engine:
             raise ToolInputError(f"max_depth must be between 1 and 12, got {max_depth}")
         if not 1 <= limit <= 50:
             raise ToolInputError(f"limit must be between 1 and 50, got {limit}")
-        self._checked(1, min_confidence)
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ToolInputError(f"min_confidence must be between 0 and 1, got {min_confidence}")
         snap = self._snapshot()
         ends = {}
         for label, name in (("from", source), ("to", target)):

@@ -14,8 +14,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from .. import __version__
+from ..ask.toolbox import MAX_DEPTH, MAX_K
 from ..graph import DEFAULT_MIN_CONFIDENCE
-from .engine import MAX_BUDGET, MAX_DEPTH, MAX_K, MIN_BUDGET, Engine, ToolInputError
+from .engine import MAX_BUDGET, MIN_BUDGET, Engine, ToolInputError
 
 log = logging.getLogger("codeloupe.mcp")
 

@@ -26,7 +26,9 @@ from ...ask import (
     result_for,
     verify,
 )
-from ...ask.llm import ChatClient, LLMCancelled, LLMError, chat
+from ...ask.llm import ChatClient, LLMCancelled, LLMError, ToolsUnsupported, chat
+from ...ask.pipeline import with_tools
+from ...ask.toolbox import Toolbox
 from ...calls import TargetError, callees_answer, callers_answer, definition, find_symbols
 from ...config import Settings
 from ...graph import Edge
@@ -330,6 +332,7 @@ def _ask_settings(ls: CodeloupeServer, a: AskArgs) -> Settings:
     s.llm_deadline_s = o.llm_deadline_seconds or env.llm_deadline_s
     s.reranker = env.reranker
     s.ask_tokenizer = env.ask_tokenizer
+    s.ask_tools = env.ask_tools  # CODELOUPE_ASK_TOOLS=0: one context, no tools
     return s
 
 
@@ -412,9 +415,20 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
             cid = _ASK_CONTEXTS.add(folder.uri, folder.root, context)  # for `citations`
             return {**result_for(a.question, context, None, None).as_dict(), "context_id": cid,
                     "state": folder.label}
-        messages = messages_for(a.question, context)
-        answer = await stream.run(
-            functools.partial(chat, client.config, messages, stream.on_delta, client), client)
+        result = None
+        if settings.ask_tools:  # the model may fetch more with the tools, where it takes them
+            toolbox = Toolbox(index, snap.graph, lambda rel: ls.lines(folder, rel))
+            try:
+                result = await stream.run(functools.partial(
+                    with_tools, a.question, context, toolbox, client, settings,
+                    stream.on_delta, folder.root), client)
+            except ToolsUnsupported as exc:
+                log.info("codeloupe: %s; answering from the context alone", exc)
+        if result is None:
+            messages = messages_for(a.question, context)
+            answer = await stream.run(
+                functools.partial(chat, client.config, messages, stream.on_delta, client), client)
+            result = answer_result(a.question, context, answer, client.config, folder.root)
     except LLMCancelled:
         progress.end("cancelled")
         raise JsonRpcRequestCancelled(f"{ASK}: cancelled") from None
@@ -424,7 +438,6 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     except BaseException:
         progress.end("failed")
         raise
-    result = answer_result(a.question, context, answer, client.config, folder.root)
     cited = sum(1 for s in result.sources if s.get("cited"))
     if result.cut_off == "deadline":
         progress.end(f"cut off at the deadline of {client.config.deadline_s:g}s "
