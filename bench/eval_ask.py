@@ -53,6 +53,9 @@ sys.path.insert(0, str(BENCH))
 import eval_search as ES  # noqa: E402 - the fetch code of the search evaluation
 
 QUESTIONS = BENCH / "eval" / "ask_questions.json"
+# one project a file, beside it: {"name", "corpus" (a bench/robust_corpus.py project, fetched
+# and unpacked by its code), "split", "questions"}
+MORE_QUESTIONS = "ask_questions_*.json"
 RESULTS = BENCH / "results" / "eval_ask.json"
 SYSTEMS = ("ask", "ask_no_graph", "topk")
 REACHED_SHARE = 0.5
@@ -72,6 +75,26 @@ def summarize(shares: dict, tokens: dict) -> dict:
                      "questions_complete": f"{sum(x == 1.0 for x in v)}/{len(v)}",
                      "mean_context_tokens": round(sum(tokens[(s, b)]) / len(tokens[(s, b)]))}
         for (s, b), v in shares.items() if v}
+
+
+def load_projects() -> list[dict]:
+    """Every project with its questions: ask_questions.json, then one file a project."""
+    projects = json.loads(QUESTIONS.read_text(encoding="utf-8"))["projects"]
+    for extra in sorted(QUESTIONS.parent.glob(MORE_QUESTIONS)):
+        projects.append(json.loads(extra.read_text(encoding="utf-8")))
+    return projects
+
+
+def prepare_corpus_root(name: str, cache: Path) -> Path:
+    """A robust_corpus project's source under ask_roots/, made once and kept (its index
+    with it)."""
+    import robust_corpus as rc
+
+    roots = cache / "ask_roots"
+    root = roots / name
+    if not root.is_dir() or not any(p.name != ".codeloupe" for p in root.iterdir()):
+        root = rc.prepare(rc.BY_NAME[name], roots=roots).root
+    return root
 
 
 def prepare_root(project: dict, cache: Path) -> Path:
@@ -143,7 +166,7 @@ def run(args: argparse.Namespace) -> dict:
     from codeloupe.graph_store import graph_from_store
     from codeloupe.index import Index
 
-    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    projects = load_projects()
     fetches = {p["name"]: p for p in json.loads(ES.QUERIES.read_text(encoding="utf-8"))["projects"]}
     report: dict = {"budgets": args.budgets, "systems": list(SYSTEMS), "projects": {},
                     "reached_rule": f">= {REACHED_SHARE:.0%} of a symbol's lines, or "
@@ -154,15 +177,17 @@ def run(args: argparse.Namespace) -> dict:
     tokens = {(s, b): [] for s in SYSTEMS for b in args.budgets}
     by_split: dict[str, tuple[dict, dict]] = {}
     seconds: list[float] = []
-    for project in spec["projects"]:
+    for project in projects:
         if args.projects and project["name"] not in args.projects:
             continue
         questions = [q for q in project["questions"]
                      if not args.splits or question_split(project, q) in args.splits]
         if not questions:
             continue
-        meta = fetches[project["name"]]
-        root = prepare_root(meta, ES.CACHE)
+        if project.get("corpus"):
+            root = prepare_corpus_root(project["corpus"], ES.CACHE)
+        else:
+            root = prepare_root(fetches[project["name"]], ES.CACHE)
         index = Index(root, Settings())
         t0 = time.perf_counter()
         index.update()
