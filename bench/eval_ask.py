@@ -68,13 +68,40 @@ def question_split(project: dict, q: dict) -> str:
     return q.get("split") or project.get("split") or DEFAULT_SPLIT
 
 
-def summarize(shares: dict, tokens: dict) -> dict:
-    """{"system@budget": {...}} from per-question shares and context tokens."""
-    return {
-        f"{s}@{b}": {"needed_symbols_reached": round(sum(v) / len(v), 3),
-                     "questions_complete": f"{sum(x == 1.0 for x in v)}/{len(v)}",
-                     "mean_context_tokens": round(sum(tokens[(s, b)]) / len(tokens[(s, b)]))}
-        for (s, b), v in shares.items() if v}
+def summarize(shares: dict, tokens: dict, lines: dict) -> dict:
+    """{"system@budget": {...}} from per-question shares, context tokens and lines sent
+    (sent, of tests/examples/docs, sent twice)."""
+    out = {}
+    for (s, b), v in shares.items():
+        if not v:
+            continue
+        sent = sum(x[0] for x in lines[(s, b)]) or 1
+        out[f"{s}@{b}"] = {
+            "needed_symbols_reached": round(sum(v) / len(v), 3),
+            "questions_complete": f"{sum(x == 1.0 for x in v)}/{len(v)}",
+            "mean_context_tokens": round(sum(tokens[(s, b)]) / len(tokens[(s, b)])),
+            "test_lines_share": round(sum(x[1] for x in lines[(s, b)]) / sent, 3),
+            "duplicate_lines_share": round(sum(x[2] for x in lines[(s, b)]) / sent, 3)}
+    return out
+
+
+def lines_sent(ctx) -> tuple[int, int, int]:
+    """(lines sent, lines of tests/examples/docs, lines sent twice) of a context."""
+    from codeloupe.pending import SOURCE, path_class
+
+    total = aside = 0
+    seen: set[tuple[str, int]] = set()
+    dups = 0
+    for snip in ctx.snippets:
+        nums = [n for n, _ in snip.lines if n]
+        total += len(nums)
+        if path_class(snip.path) != SOURCE:
+            aside += len(nums)
+        for n in nums:
+            if (snip.path, n) in seen:
+                dups += 1
+            seen.add((snip.path, n))
+    return total, aside, dups
 
 
 def load_projects() -> list[dict]:
@@ -175,7 +202,8 @@ def run(args: argparse.Namespace) -> dict:
     report["split_projects"] = {}
     totals = {(s, b): [] for s in SYSTEMS for b in args.budgets}
     tokens = {(s, b): [] for s in SYSTEMS for b in args.budgets}
-    by_split: dict[str, tuple[dict, dict]] = {}
+    sent = {(s, b): [] for s in SYSTEMS for b in args.budgets}
+    by_split: dict[str, tuple[dict, dict, dict]] = {}
     seconds: list[float] = []
     for project in projects:
         if args.projects and project["name"] not in args.projects:
@@ -202,7 +230,8 @@ def run(args: argparse.Namespace) -> dict:
             split = question_split(project, q)
             pp_shares = per_project_split.setdefault(
                 split, {(s, b): [] for s in SYSTEMS for b in args.budgets})
-            s_shares, s_tokens = by_split.setdefault(split, (
+            s_shares, s_tokens, s_lines = by_split.setdefault(split, (
+                {(s, b): [] for s in SYSTEMS for b in args.budgets},
                 {(s, b): [] for s in SYSTEMS for b in args.budgets},
                 {(s, b): [] for s in SYSTEMS for b in args.budgets}))
             gold = gold_ranges(index, q["gold"])
@@ -226,6 +255,9 @@ def run(args: argparse.Namespace) -> dict:
                     s_shares[(s, b)].append(share)
                     pp_shares[(s, b)].append(share)
                     s_tokens[(s, b)].append(ctx.tokens)
+                    counted = lines_sent(ctx)
+                    sent[(s, b)].append(counted)
+                    s_lines[(s, b)].append(counted)
                     entry["results"][f"{s}@{b}"] = {
                         "share": round(share, 3), "missing": [g for g, _ in gold if g not in hit],
                         "context_tokens": ctx.tokens, "snippets": len(ctx.snippets)}
@@ -240,7 +272,7 @@ def run(args: argparse.Namespace) -> dict:
         for split, shares in per_project_split.items():
             report["split_projects"].setdefault(split, {})[project["name"]] = {
                 f"{s}@{b}": round(sum(v) / len(v), 3) for (s, b), v in shares.items() if v}
-    report["overall"] = summarize(totals, tokens)
+    report["overall"] = summarize(totals, tokens, sent)
     for split in sorted(by_split, key=lambda x: (x != DEFAULT_SPLIT, x)):
         report["splits"][split] = summarize(*by_split[split])
     report["split_projects"] = {k: report["split_projects"][k] for k in report["splits"]}
@@ -266,14 +298,15 @@ def main() -> int:
     def table(title: str, summary: dict, n: int) -> None:
         print(f"\n{title}, {n} questions (mean share per question; "
               "questions with every needed symbol)")
-        print(f"{'system':<14}" + "".join(f"{'budget ' + str(b):>26}" for b in args.budgets))
+        print(f"{'system':<14}" + "".join(f"{'budget ' + str(b):>46}" for b in args.budgets))
         for s in SYSTEMS:
             cells = []
             for b in args.budgets:
                 o = summary[f"{s}@{b}"]
                 cells.append(f"{o['needed_symbols_reached']:.3f} ({o['questions_complete']:>5}, "
-                             f"{o['mean_context_tokens']:>4} tok)")
-            print(f"{s:<14}" + "".join(f"{c:>26}" for c in cells))
+                             f"{o['mean_context_tokens']:>4} tok, tests {o['test_lines_share']:.2f}, "
+                             f"dup {o['duplicate_lines_share']:.2f})")
+            print(f"{s:<14}" + "".join(f"{c:>46}" for c in cells))
 
     table("needed symbols in the context", report["overall"], len(report["questions"]))
     for name, row in report["projects"].items():

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..graph import Graph, SymbolInfo
 from ..model import CONTAINER_KINDS
+from ..pending import SOURCE, path_class
 from ..search import Searcher
 
 if TYPE_CHECKING:
@@ -42,6 +43,14 @@ W_CALLER = 0.45
 W_CLASS = 0.35
 MAX_CALLEES = 8  # per seed, the most relevant first
 MAX_CALLERS = 4
+# a second hop: the callees of the callees the first hop brought, for a question about
+# how something works (the dispatch a sent function makes, the handshake of a dial)
+SECOND_HOP_SEEDS = 6
+W_SECOND_HOP = 0.7  # of the first hop's weight, on top of its own
+# tests, examples and docs weigh less unless the question is about them
+ASIDE_WEIGHT = 0.45
+_ABOUT_TESTS = re.compile(r"\b(tests?|testing|spec|specs|fixtures?|mock|examples?|samples?|demo)\b",
+                          re.IGNORECASE)
 
 
 # --- identifiers in a question -------------------------------------------------------------
@@ -206,16 +215,25 @@ def retrieve(
         add(info, search_score[h.id], "search")
 
     if expand:
-        _expand(question, index, graph, cands, search_score, mode, add)
+        first = _expand(question, index, graph, cands, search_score, mode, add)
+        if first:  # the callees of what the first hop found most relevant
+            _expand(question, index, graph, cands, search_score, mode, add,
+                    seeds=sorted(first, key=lambda c: -c.score)[:SECOND_HOP_SEEDS],
+                    factor=W_SECOND_HOP, callees_only=True)
+    if not _ABOUT_TESTS.search(question):
+        for c in cands.values():
+            if path_class(c.path) != SOURCE:
+                c.score *= ASIDE_WEIGHT
     return sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
 
 
 # --- one hop over the call graph -------------------------------------------------------------
 
 
-def _proposals(graph: Graph, seeds: list[Candidate]) -> list[tuple[str, float, str]]:
+def _proposals(graph: Graph, seeds: list[Candidate],
+               callees_only: bool = False) -> list[tuple[str, float, str]]:
     """(symbol id, score before relevance, why) for the callees, callers and class of
-    each seed."""
+    each seed (the callees alone with ``callees_only``)."""
     proposals: list[tuple[str, float, str]] = []
     for seed in seeds:
         if seed.kind == "module":
@@ -229,6 +247,8 @@ def _proposals(graph: Graph, seeds: list[Candidate]) -> list[tuple[str, float, s
             w = W_CALLEE * min(1.0, conf / 0.85) ** 0.5
             w *= _fan_in_penalty(len({x.site.caller for x in graph.callers(target)}))
             proposals.append((target, seed.score * w, f"called by {seed.qualified_name}"))
+        if callees_only:
+            continue
         callers: dict[str, float] = {}
         for e in graph.callers(seed.id):
             callers[e.site.caller] = max(callers.get(e.site.caller, 0.0), e.confidence)
@@ -259,13 +279,16 @@ def _similarities(question: str, index: Index, ids: list[str]) -> dict[str, floa
 
 
 def _expand(question: str, index: Index, graph: Graph, cands: dict[str, Candidate],
-            search_score: dict[str, float], mode: str, add: Add) -> None:
-    """Add the most relevant neighbours of the best candidates (per seed and relation,
-    only the most relevant few)."""
-    seeds = sorted(cands.values(), key=lambda c: -c.score)[:SEEDS]
-    proposals = _proposals(graph, seeds)
+            search_score: dict[str, float], mode: str, add: Add, *,
+            seeds: list[Candidate] | None = None, factor: float = 1.0,
+            callees_only: bool = False) -> list[Candidate]:
+    """Add the most relevant neighbours of the best candidates (or of ``seeds``; per seed
+    and relation, only the most relevant few), their scores times ``factor``; the
+    candidates it added to or raised."""
+    seeds = seeds if seeds is not None else sorted(cands.values(), key=lambda c: -c.score)[:SEEDS]
+    proposals = _proposals(graph, seeds, callees_only)
     if not proposals:
-        return
+        return []
     sims = _similarities(question, index, list({p[0] for p in proposals})) if mode != "fts" else {}
     best: dict[str, tuple[float, str]] = {}
     groups: dict[str, list[tuple[str, float]]] = {}
@@ -280,5 +303,4 @@ def _expand(question: str, index: Index, graph: Graph, cands: dict[str, Candidat
             why = key.split("|", 1)[1]
             if score > best.get(sid, (0.0, ""))[0]:
                 best[sid] = (score, why)
-    for sid, (score, why) in best.items():
-        add(graph.symbols[sid], score, why)
+    return [add(graph.symbols[sid], score * factor, why) for sid, (score, why) in best.items()]
