@@ -83,6 +83,7 @@ class Engine:
         self._worker: threading.Thread | None = None
         self._had_symbols = False
         self._recent: list[str] = []  # the files the last sync changed
+        self._seen: dict[str, str] = {}  # path → content hash, as the model last read them
 
     # --- the worker ------------------------------------------------------------------
 
@@ -173,15 +174,13 @@ class Engine:
             if not locked:
                 self.busy_note = ("another codeloupe process is indexing this folder; "
                                   "answering from the index as it is")
-                self._after_sync(index, None)
+                self._after_sync(index, self._files_changed(index))  # what it wrote so far
                 self.folder.state = "ready"
                 return
             self.busy_note = None
             self.folder.state = "indexing"
-            before = {p: f.hash for p, f in index.store.load_files().items()}
             report = index.sync_files(self._progress)
-            after = {p: f.hash for p, f in index.store.load_files().items()}
-            changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+            changed = self._files_changed(index)
             self._after_sync(index, changed)
             if len(changed) <= _RELOAD_ALL:
                 self._recent = changed
@@ -194,18 +193,23 @@ class Engine:
             index.store.maybe_optimize()
         self.folder.state = "ready"
 
+    def _files_changed(self, index: Index) -> list[str]:
+        """The files whose rows changed since the model last read them: by this sync, or
+        by another process (the CLI, the language server) that wrote meanwhile."""
+        now = {p: f.hash for p, f in index.store.load_files().items()}
+        seen, self._seen = self._seen, now
+        return sorted(p for p in seen.keys() | now.keys() if seen.get(p) != now.get(p))
+
     def _load_all(self, index: Index) -> None:
+        self._seen = {p: f.hash for p, f in index.store.load_files().items()}
         key, symbol_rows, ref_rows = rows_and_key(index)
         with self._model_lock:
             self.folder.set_disk(FileModel.group_rows(symbol_rows, ref_rows), key=key)
 
-    def _after_sync(self, index: Index, changed: list[str] | None) -> None:
+    def _after_sync(self, index: Index, changed: list[str]) -> None:
         """Swap the changed files' models in (all of them on the first sync), then tell
         whoever waits for a sync."""
-        if changed is None:  # another process writes: read what it left, once
-            if not self.folder.disk:
-                self._load_all(index)
-        elif not self.folder.disk or len(changed) > _RELOAD_ALL:
+        if not self.folder.disk or len(changed) > _RELOAD_ALL:
             self._load_all(index)
         elif changed:
             symbol_rows, ref_rows = index.load_rows(changed)
