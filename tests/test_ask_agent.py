@@ -17,19 +17,12 @@ from codeloupe.config import Settings
 from codeloupe.graph_store import graph_from_store
 from codeloupe.index import Index
 
-from .conftest import SAMPLE_REPO, write_tree
+from . import test_ask
 from .llm_server import LLMServer, Reply
 
+indexed = test_ask.indexed  # the fixture: the sample repository, indexed once a module
+
 QUESTION = "how does checkout pay?"
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, embedder) -> Index:
-    root = tmp_path_factory.mktemp("ask-agent") / "repo"
-    write_tree(root, SAMPLE_REPO)
-    index = Index(root, Settings(), embedder=embedder)
-    index.update()
-    return index
 
 
 def _settings(url: str, **kw: object) -> Settings:
@@ -171,16 +164,14 @@ def test_the_tool_specs_are_the_mcp_tools(tmp_path: Path) -> None:
 
 
 def test_the_cli_says_what_the_model_fetched_and_no_tools_sends_none(indexed: Index) -> None:
-    from .test_ask import _cli
-
     with LLMServer(respond=_follows_the_callees) as llm:
         env = {"CODELOUPE_LLM_URL": llm.url, "CODELOUPE_LLM_MODEL": "fake-coder"}
-        out = _cli("--root", str(indexed.root), "-q", "--context-tokens", "120", QUESTION, env=env)
+        out = test_ask._cli("--root", str(indexed.root), "-q", "--context-tokens", "120", QUESTION, env=env)
         assert out.returncode == 0, out.stderr
         assert "the model fetched more code with: callees(" in out.stderr
         assert "symbol({\"target\": \"Client.send\"})" in out.stderr
         assert "Client.send" in out.stdout and "src/shop/http.py:18" in out.stdout
-        plain = _cli("--root", str(indexed.root), "-q", "--no-tools", "--json", QUESTION, env=env)
+        plain = test_ask._cli("--root", str(indexed.root), "-q", "--no-tools", "--json", QUESTION, env=env)
         assert plain.returncode == 0, plain.stderr
         assert "tools" not in llm.chat_requests[-1]["body"]
         assert "tool_calls" not in json.loads(plain.stdout)

@@ -456,7 +456,7 @@ class ChatClient:
                 if _refuses_tools(str(exc)):
                     raise ToolsUnsupported(str(exc)) from None
                 raise
-            try:
+            with self._reading(resp):
                 ctype = (resp.getheader("Content-Type") or "").lower()
                 if "text/event-stream" not in ctype:  # a server that ignores "stream"
                     data = json.loads(resp.read() or b"{}")
@@ -470,7 +470,7 @@ class ChatClient:
                     if message.get("content") and on_delta is not None:
                         on_delta(message["content"])
                     return message
-                for delta in self._events(resp):
+                for delta in self._deltas(resp, text):
                     if delta.get("content"):
                         text.append(delta["content"])
                         if on_delta is not None:
@@ -482,20 +482,6 @@ class ChatClient:
                         fn = piece.get("function") or {}
                         call["function"]["name"] += fn.get("name") or ""
                         call["function"]["arguments"] += fn.get("arguments") or ""
-            except LLMDeadline as exc:
-                exc.partial = "".join(text)
-                raise
-            except TimeoutError:
-                self._stop_if_cancelled()
-                raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
-                               f"{self.config.timeout_s:g}s in the middle of its answer") from None
-            except (OSError, http.client.HTTPException) as exc:
-                raise self._broke_off(exc) from None
-            except ValueError as exc:
-                self._stop_if_cancelled()
-                raise LLMError(f"the LLM endpoint {self._where()} sent invalid JSON: {exc}") from None
-            finally:
-                self._close(resp)
         message = {"role": "assistant", "content": "".join(text) or None}
         if calls:
             message["tool_calls"] = [calls[i] for i in sorted(calls)]
@@ -511,7 +497,7 @@ class ChatClient:
         with self._deadline():
             body = self._body(messages, stream=True)
             resp = self._post(body)
-            try:
+            with self._reading(resp):
                 ctype = (resp.getheader("Content-Type") or "").lower()
                 if "text/event-stream" not in ctype:
                     # a server that ignores "stream": one JSON answer
@@ -529,17 +515,32 @@ class ChatClient:
                 for delta in self._events(resp):
                     if delta.get("content"):
                         yield delta["content"]
-            except TimeoutError:
-                self._stop_if_cancelled()
-                raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
-                               f"{self.config.timeout_s:g}s in the middle of its answer") from None
-            except (OSError, http.client.HTTPException) as exc:
-                raise self._broke_off(exc) from None
-            except ValueError as exc:
-                self._stop_if_cancelled()
-                raise LLMError(f"the LLM endpoint {self._where()} sent invalid JSON: {exc}") from None
-            finally:
-                self._close(resp)
+
+    @contextlib.contextmanager
+    def _reading(self, resp: http.client.HTTPResponse) -> Iterator[None]:
+        """Reading a streamed answer: a stall, a broken connection or invalid JSON said as
+        what it means; the connection closed after, whatever happened."""
+        try:
+            yield
+        except TimeoutError:
+            self._stop_if_cancelled()
+            raise LLMError(f"the LLM endpoint {self._where()} stopped sending for "
+                           f"{self.config.timeout_s:g}s in the middle of its answer") from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise self._broke_off(exc) from None
+        except ValueError as exc:
+            self._stop_if_cancelled()
+            raise LLMError(f"the LLM endpoint {self._where()} sent invalid JSON: {exc}") from None
+        finally:
+            self._close(resp)
+
+    def _deltas(self, resp: http.client.HTTPResponse, text: list[str]) -> Iterator[dict]:
+        """``_events``; a deadline that passes carries the ``text`` streamed until then."""
+        try:
+            yield from self._events(resp)
+        except LLMDeadline as exc:
+            exc.partial = "".join(text)
+            raise
 
     def _events(self, resp: http.client.HTTPResponse) -> Iterator[dict]:
         data_lines: list[str] = []
