@@ -7,6 +7,7 @@ whose text was embedded before by the same model costs nothing, wherever it move
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -20,19 +21,28 @@ _BODY_CHARS = 3000
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 
 
 def split_identifier(name: str) -> list[str]:
     """``retry_failed_upload`` → [retry, failed, upload]; ``parseHTTPHeader`` → [parse, http, header]."""
     words: list[str] = []
-    for part in re.split(r"[^A-Za-z0-9]+", name):
+    for part in _NOT_ALNUM.split(name):
         words.extend(w.lower() for w in _CAMEL.findall(part))
     return words
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _identifier_words(name: str) -> str:
+    """``split_identifier`` joined, remembered: the identifiers of a code base repeat (on
+    transformers' 1.0M lines, 6.9M identifiers split for the full-text column; a third of
+    the time to symbols and full text went there)."""
+    return " ".join(split_identifier(name))
+
+
 def split_words(text: str) -> str:
     """Every identifier of a text split into lower-case words, in order."""
-    return " ".join(" ".join(split_identifier(m)) for m in _IDENT.findall(text))
+    return " ".join(_identifier_words(m) for m in _IDENT.findall(text))
 
 
 def embed_text(symbol: Symbol, max_tokens: int = 256) -> str:
