@@ -30,19 +30,19 @@ class ToolArgumentError(ValueError):
     """An argument a tool cannot take: the message names it and says what it wants."""
 
 
-def _string(name: str, value: object) -> str:
+def check_string(name: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ToolArgumentError(f"{name} must be a non-empty string, got {value!r}")
     return value
 
 
-def _int(name: str, value: object, low: int, high: int) -> int:
+def check_int(name: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ToolArgumentError(f"{name} must be an integer between {low} and {high}, got {value!r}")
     return value
 
 
-def _confidence(value: object) -> float:
+def check_confidence(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise ToolArgumentError(f"min_confidence must be a number between 0 and 1, got {value!r}")
     return float(value)
@@ -126,8 +126,8 @@ class Toolbox:
                     path: str | None = None, kind: str | None = None,
                     mode: str = "hybrid") -> dict[str, Any]:
         """Ranked symbols for a query in words or code, each with its first lines."""
-        _string("query", query)
-        _int("k", k, 1, MAX_K)
+        check_string("query", query)
+        check_int("k", k, 1, MAX_K)
         if mode not in MODES:
             raise ToolArgumentError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         searcher = self.searcher or Searcher(self.index)
@@ -153,7 +153,7 @@ class Toolbox:
 
     def symbols(self, target: str) -> list[SymbolInfo]:
         """The symbols a target names (ToolArgumentError when none)."""
-        _string("target", target)
+        check_string("target", target)
         if self.graph is None:
             raise ToolArgumentError("this toolbox has no call graph")
         try:
@@ -187,8 +187,8 @@ class Toolbox:
 
     def _edges(self, answer: Any, target: str, depth: int, min_confidence: float,
                key: str) -> dict[str, Any]:
-        _int("depth", depth, 1, MAX_DEPTH)
-        least = _confidence(min_confidence)
+        check_int("depth", depth, 1, MAX_DEPTH)
+        least = check_confidence(min_confidence)
         out = []
         for sym in self.symbols(target)[:MAX_TARGETS]:
             row = answer(self.graph, sym, depth, least)  # symbols() checked the graph

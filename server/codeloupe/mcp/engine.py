@@ -25,7 +25,7 @@ from typing import Any
 from ..ask.errors import AskError
 from ..ask.files import disk_reader
 from ..ask.pipeline import build_context
-from ..ask.toolbox import ToolArgumentError, Toolbox
+from ..ask.toolbox import ToolArgumentError, Toolbox, check_confidence, check_int
 from ..calls import (
     TargetError,
     chain_rows,
@@ -43,6 +43,8 @@ log = logging.getLogger("codeloupe.mcp")
 
 MAX_BUDGET = 60_000
 MIN_BUDGET = 500
+MAX_CHAIN_DEPTH = 12  # calls in one chain of call_path
+MAX_CHAINS = 50
 # how long a tool waits for the first sync of a folder whose index holds nothing yet
 FIRST_SYNC_WAIT_S = 120.0
 # how long the worker waits before trying again when another process holds the index
@@ -94,7 +96,7 @@ class Engine:
                                             daemon=True)
             self._worker.start()
 
-    def changed(self, paths: object = None) -> None:
+    def changed(self) -> None:
         """Files changed on disk (the watcher): sync again soon."""
         self._changed.set()
 
@@ -162,6 +164,7 @@ class Engine:
         else:
             self.watch_note = "not watching files (--no-watch); files are synced when a tool is called"
         if self._had_symbols:  # answer from the index as it is while the sync runs
+            self._seen = self._file_hashes(index)
             self._load_all(index)
 
     def _progress(self, stage: str, done: int, total: int, eta: float | None = None, /) -> None:
@@ -193,15 +196,20 @@ class Engine:
             index.store.maybe_optimize()
         self.folder.state = "ready"
 
+    @staticmethod
+    def _file_hashes(index: Index) -> dict[str, str]:
+        return {p: f.hash for p, f in index.store.load_files().items()}
+
     def _files_changed(self, index: Index) -> list[str]:
         """The files whose rows changed since the model last read them: by this sync, or
         by another process (the CLI, the language server) that wrote meanwhile."""
-        now = {p: f.hash for p, f in index.store.load_files().items()}
+        now = self._file_hashes(index)
         seen, self._seen = self._seen, now
         return sorted(p for p in seen.keys() | now.keys() if seen.get(p) != now.get(p))
 
     def _load_all(self, index: Index) -> None:
-        self._seen = {p: f.hash for p, f in index.store.load_files().items()}
+        """The whole model read again (``_seen``: the files table it goes with, set by the
+        caller)."""
         key, symbol_rows, ref_rows = rows_and_key(index)
         with self._model_lock:
             self.folder.set_disk(FileModel.group_rows(symbol_rows, ref_rows), key=key)
@@ -242,7 +250,7 @@ class Engine:
         return index
 
     def _snapshot(self) -> Snapshot:
-        self._index()
+        """The call graph of the model as it is now (after ``_index``: something to read)."""
         with self._model_lock:
             generation, disk, live, key = (self.folder.generation, self.folder.disk,
                                            self.folder.live, self.folder.disk_key)
@@ -322,12 +330,10 @@ class Engine:
     def call_path(self, source: str, target: str, max_depth: int = 6, limit: int = 5,
                   min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> dict[str, Any]:
         """The shortest call chains from one symbol to another."""
-        if not 1 <= max_depth <= 12:
-            raise ToolInputError(f"max_depth must be between 1 and 12, got {max_depth}")
-        if not 1 <= limit <= 50:
-            raise ToolInputError(f"limit must be between 1 and 50, got {limit}")
-        if not 0.0 <= min_confidence <= 1.0:
-            raise ToolInputError(f"min_confidence must be between 0 and 1, got {min_confidence}")
+        check_int("max_depth", max_depth, 1, MAX_CHAIN_DEPTH)
+        check_int("limit", limit, 1, MAX_CHAINS)
+        min_confidence = check_confidence(min_confidence)
+        self._index()
         snap = self._snapshot()
         ends = {}
         for label, name in (("from", source), ("to", target)):
@@ -350,11 +356,9 @@ class Engine:
 
     def context_for(self, question: str, budget_tokens: int = 6000) -> dict[str, Any]:
         """The cited context ``ask`` would send to a model for this question."""
-        if not MIN_BUDGET <= budget_tokens <= MAX_BUDGET:
-            raise ToolInputError(f"budget_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, "
-                                 f"got {budget_tokens}")
-        snap = self._snapshot()
+        check_int("budget_tokens", budget_tokens, MIN_BUDGET, MAX_BUDGET)
         index = self._index()
+        snap = self._snapshot()
         settings = dataclasses.replace(self.settings, ask_context_tokens=budget_tokens)
         with self._read_lock:
             try:

@@ -16,7 +16,7 @@ from pydantic import Field
 from .. import __version__
 from ..ask.toolbox import MAX_DEPTH, MAX_K
 from ..graph import DEFAULT_MIN_CONFIDENCE
-from .engine import MAX_BUDGET, MIN_BUDGET, Engine, ToolInputError
+from .engine import MAX_BUDGET, MAX_CHAIN_DEPTH, MAX_CHAINS, MIN_BUDGET, Engine, ToolInputError
 
 log = logging.getLogger("codeloupe.mcp")
 
@@ -120,8 +120,8 @@ def build_server(engine: Engine) -> MCPServer:
         source: Annotated[str, Field(description="where the chain starts (a name, qualified "
                                      "name or path:line)")],
         target: Annotated[str, Field(description="where it ends")],
-        max_depth: Annotated[int, Field(ge=1, le=12, description="at most this many calls")] = 6,
-        limit: Annotated[int, Field(ge=1, le=50, description="at most this many chains")] = 5,
+        max_depth: Annotated[int, Field(ge=1, le=MAX_CHAIN_DEPTH, description="at most this many calls")] = 6,
+        limit: Annotated[int, Field(ge=1, le=MAX_CHAINS, description="at most this many chains")] = 5,
         min_confidence: Confidence = DEFAULT_MIN_CONFIDENCE,
     ) -> dict[str, Any]:
         """The shortest call chains from one symbol to another, each step with its call site:
