@@ -459,14 +459,7 @@ class ChatClient:
             with self._reading(resp):
                 ctype = (resp.getheader("Content-Type") or "").lower()
                 if "text/event-stream" not in ctype:  # a server that ignores "stream"
-                    data = json.loads(resp.read() or b"{}")
-                    choice = (data.get("choices") or [{}])[0]
-                    message = choice.get("message")
-                    if not isinstance(message, dict):
-                        self._stop_if_cancelled()
-                        raise LLMError(f"the LLM endpoint {self._where()} sent neither a stream "
-                                       f"nor a chat completion ({ctype or 'no content type'})")
-                    self.finish_reason = choice.get("finish_reason")
+                    message = self._whole_message(resp, ctype, need_content=False)
                     if message.get("content") and on_delta is not None:
                         on_delta(message["content"])
                     return message
@@ -476,12 +469,7 @@ class ChatClient:
                         if on_delta is not None:
                             on_delta(delta["content"])
                     for piece in delta.get("tool_calls") or []:
-                        call = calls.setdefault(int(piece.get("index", len(calls))), {
-                            "id": "", "type": "function", "function": {"name": "", "arguments": ""}})
-                        call["id"] = piece.get("id") or call["id"]
-                        fn = piece.get("function") or {}
-                        call["function"]["name"] += fn.get("name") or ""
-                        call["function"]["arguments"] += fn.get("arguments") or ""
+                        _add_tool_call_piece(calls, piece)
         message = {"role": "assistant", "content": "".join(text) or None}
         if calls:
             message["tool_calls"] = [calls[i] for i in sorted(calls)]
@@ -501,20 +489,28 @@ class ChatClient:
                 ctype = (resp.getheader("Content-Type") or "").lower()
                 if "text/event-stream" not in ctype:
                     # a server that ignores "stream": one JSON answer
-                    data = json.loads(resp.read() or b"{}")
-                    choice = (data.get("choices") or [{}])[0]
-                    content = choice.get("message", {}).get("content")
-                    if content is None:
-                        self._stop_if_cancelled()
-                        raise LLMError(f"the LLM endpoint {self._where()} sent neither a stream "
-                                       f"nor a chat completion ({ctype or 'no content type'})")
-                    self.finish_reason = choice.get("finish_reason")
+                    content = self._whole_message(resp, ctype, need_content=True)["content"]
                     if content:
                         yield content
                     return
                 for delta in self._events(resp):
                     if delta.get("content"):
                         yield delta["content"]
+
+    def _whole_message(self, resp: http.client.HTTPResponse, ctype: str,
+                       need_content: bool) -> dict:
+        """The message of one JSON answer sent where a stream was asked for (its finish
+        reason kept); LLMError when it is not a chat completion, or (``need_content``)
+        holds no text."""
+        data = json.loads(resp.read() or b"{}")
+        choice = (data.get("choices") or [{}])[0]
+        message = choice.get("message")
+        if not isinstance(message, dict) or (need_content and message.get("content") is None):
+            self._stop_if_cancelled()
+            raise LLMError(f"the LLM endpoint {self._where()} sent neither a stream "
+                           f"nor a chat completion ({ctype or 'no content type'})")
+        self.finish_reason = choice.get("finish_reason")
+        return message
 
     @contextlib.contextmanager
     def _reading(self, resp: http.client.HTTPResponse) -> Iterator[None]:
@@ -568,6 +564,17 @@ class ChatClient:
                 delta = choice.get("delta")
                 if isinstance(delta, dict) and delta:
                     yield delta
+
+
+def _add_tool_call_piece(calls: dict[int, dict], piece: dict) -> None:
+    """A streamed piece of a tool call put into its call (by ``index``): the id and name
+    come once, the arguments in pieces."""
+    call = calls.setdefault(int(piece.get("index", len(calls))), {
+        "id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+    call["id"] = piece.get("id") or call["id"]
+    fn = piece.get("function") or {}
+    call["function"]["name"] += fn.get("name") or ""
+    call["function"]["arguments"] += fn.get("arguments") or ""
 
 
 def chat(config: LLMConfig, messages: list[dict], on_delta: Callable[[str], None] | None = None,
