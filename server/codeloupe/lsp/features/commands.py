@@ -18,6 +18,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequ
 from ... import __version__
 from ...ask import (
     AskError,
+    Context,
     RecentContexts,
     answer_result,
     build_context,
@@ -295,22 +296,37 @@ async def symbol(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     return {"target": a.target, "symbols": out, "state": folder.label}
 
 
+async def _question(ls: CodeloupeServer, command: str, a: ContextArgs | AskArgs
+                    ) -> tuple[Folder, Index | None]:
+    """The folder a question is about and its index (None while it is opening); an empty
+    question is InvalidParams."""
+    if not a.question.strip():
+        raise JsonRpcInvalidParams(f"{command}: 'question' must not be empty")
+    folder = _folder(ls, a.folder, command)
+    return folder, await _open_index(folder, command)
+
+
+async def _context(ls: CodeloupeServer, folder: Folder, index: Index, question: str,
+                   settings: Settings) -> tuple[Snapshot, Context]:
+    """The context of a question as ask builds it: the buffers flushed, the graph of the
+    model as it is, the lines as the editor shows them."""
+    await ls.flush()
+    snap = await ls.read(folder.snapshot)
+    ctx = await ls.read(build_context, question, index, settings, graph=snap.graph,
+                        read_lines=lambda rel: ls.lines(folder, rel), mode=_ask_mode(ls))
+    return snap, ctx
+
+
 async def context(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     """The cited context ``ask`` would send to a model for a question (no model called)."""
     a = _args(ContextArgs, CONTEXT, args)
-    if not a.question.strip():
-        raise JsonRpcInvalidParams(f"{CONTEXT}: 'question' must not be empty")
-    folder = _folder(ls, a.folder, CONTEXT)
-    index = await _open_index(folder, CONTEXT)
+    folder, index = await _question(ls, CONTEXT, a)
     if index is None:
         return {"question": a.question, "context": "", "sources": [], "state": folder.label}
     settings = _ask_settings(ls, AskArgs(question=a.question, folder=a.folder,
                                          context_tokens=a.budget_tokens))
-    await ls.flush()
-    snap = await ls.read(folder.snapshot)
     try:
-        ctx = await ls.read(build_context, a.question, index, settings, graph=snap.graph,
-                            read_lines=lambda rel: ls.lines(folder, rel), mode=_ask_mode(ls))
+        _, ctx = await _context(ls, folder, index, a.question, settings)
     except AskError as exc:
         raise JsonRpcInvalidParams(f"{CONTEXT}: {exc}") from None
     return {"question": a.question, "context": ctx.text, "tokens": ctx.tokens,
@@ -379,10 +395,7 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
     (an unreachable one fails at once). Cancellable with ``$/cancelRequest`` or by
     cancelling the progress: the HTTP read in flight stops."""
     a = _args(AskArgs, ASK, args)
-    if not a.question.strip():
-        raise JsonRpcInvalidParams(f"{ASK}: 'question' must not be empty")
-    folder = _folder(ls, a.folder, ASK)
-    index = await _open_index(folder, ASK)
+    folder, index = await _question(ls, ASK, a)
     if index is None:
         raise JsonRpcException(f"{ASK}: the index of {folder.root} is still opening "
                                f"(state: {folder.label}); ask again in a moment",
@@ -403,11 +416,7 @@ async def ask(ls: CodeloupeServer, *args: Any) -> dict[str, object]:
             await stream.run(client.check_reachable, client)
         if cancelled():
             raise LLMCancelled("cancelled")
-        await ls.flush()
-        snap = await ls.read(folder.snapshot)
-        context = await ls.read(build_context, a.question, index, settings,
-                                graph=snap.graph, read_lines=lambda rel: ls.lines(folder, rel),
-                                mode=_ask_mode(ls))
+        snap, context = await _context(ls, folder, index, a.question, settings)
         if cancelled():
             raise LLMCancelled("cancelled")
         if client is None:
