@@ -215,9 +215,10 @@ def retrieve(
         add(info, search_score[h.id], "search")
 
     if expand:
-        first = _expand(question, index, graph, cands, search_score, mode, add)
+        query = _QueryVector(question, index)  # embedded once for both hops
+        first = _expand(query, index, graph, cands, search_score, mode, add)
         if first:  # the callees of what the first hop found most relevant
-            _expand(question, index, graph, cands, search_score, mode, add,
+            _expand(query, index, graph, cands, search_score, mode, add,
                     seeds=sorted(first, key=lambda c: -c.score)[:SECOND_HOP_SEEDS],
                     factor=W_SECOND_HOP, callees_only=True)
     if not _ABOUT_TESTS.search(question):
@@ -265,20 +266,33 @@ def _proposals(graph: Graph, seeds: list[Candidate],
     return [p for p in proposals if p[0] in graph.symbols and graph.symbols[p[0]].kind != "module"]
 
 
-def _similarities(question: str, index: Index, ids: list[str]) -> dict[str, float]:
+class _QueryVector:
+    """The question's embedding, made on first use and kept."""
+
+    def __init__(self, question: str, index: Index) -> None:
+        self.question, self.index = question, index
+        self._vector: np.ndarray | None = None
+
+    def __call__(self) -> np.ndarray:
+        if self._vector is None:
+            self._vector = self.index.embedder.embed_query(self.question)
+        return self._vector
+
+
+def _similarities(query: _QueryVector, index: Index, ids: list[str]) -> dict[str, float]:
     """Cosine similarity of each symbol's embedding to the question's ({}: none stored)."""
     try:
         vecs = index.store.vectors_of(ids) if ids else {}
         if not vecs:
             return {}
-        q = index.embedder.embed_query(question)
+        q = query()
         return {i: _cosine(q, v) for i, v in vecs.items()}
     except Exception as exc:  # no embeddings: expansion by structure only
         log.debug("ask: no similarities for the expansion: %s", exc)
         return {}
 
 
-def _expand(question: str, index: Index, graph: Graph, cands: dict[str, Candidate],
+def _expand(query: _QueryVector, index: Index, graph: Graph, cands: dict[str, Candidate],
             search_score: dict[str, float], mode: str, add: Add, *,
             seeds: list[Candidate] | None = None, factor: float = 1.0,
             callees_only: bool = False) -> list[Candidate]:
@@ -289,7 +303,7 @@ def _expand(question: str, index: Index, graph: Graph, cands: dict[str, Candidat
     proposals = _proposals(graph, seeds, callees_only)
     if not proposals:
         return []
-    sims = _similarities(question, index, list({p[0] for p in proposals})) if mode != "fts" else {}
+    sims = _similarities(query, index, list({p[0] for p in proposals})) if mode != "fts" else {}
     best: dict[str, tuple[float, str]] = {}
     groups: dict[str, list[tuple[str, float]]] = {}
     for sid, weight, why in proposals:

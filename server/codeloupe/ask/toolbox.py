@@ -130,9 +130,10 @@ class Toolbox:
         check_int("k", k, 1, MAX_K)
         if mode not in MODES:
             raise ToolArgumentError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        searcher = self.searcher or Searcher(self.index)
+        if self.searcher is None:  # one for every search of this toolbox
+            self.searcher = Searcher(self.index)
         try:
-            resp = searcher.search(query, k, lang=lang, path=path, kind=kind, mode=mode)
+            resp = self.searcher.search(query, k, lang=lang, path=path, kind=kind, mode=mode)
         except (SearchError, ValueError) as exc:
             raise ToolArgumentError(str(exc)) from exc
         results = []
@@ -167,11 +168,12 @@ class Toolbox:
         found = self.symbols(target)
         graph = self.graph
         assert graph is not None  # symbols() checked
+        shown = found[:MAX_DEFINITIONS]
+        rows = {r["id"]: r for r in self.index.store.symbol_rows(
+            ["id", "signature", "doc"], sorted({sym.path for sym in shown}))}
         out = []
-        for sym in found[:MAX_DEFINITIONS]:
-            rows = [r for r in self.index.store.symbol_rows(["id", "signature", "doc"], [sym.path])
-                    if r["id"] == sym.id]
-            row = rows[0] if rows else {}
+        for sym in shown:
+            row = rows.get(sym.id, {})
             lines = self.read_lines(sym.path)
             out.append(definition(graph, sym, lines, row.get("signature") or "",
                                   row.get("doc") or ""))
