@@ -50,19 +50,8 @@ def _call(fn: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
-def build_server(engine: Engine) -> MCPServer:
-    """The MCP server of one engine, its tools registered."""
-
-    @asynccontextmanager
-    async def started(_: MCPServer) -> AsyncIterator[None]:
-        # on stdio, once the SDK holds fd 1 (whatever a library writes there goes to
-        # stderr, not into the protocol); on HTTP, already started (``start`` is idempotent)
-        engine.start()
-        yield None
-
-    server: MCPServer = MCPServer(name="codeloupe", version=__version__,
-                                  instructions=INSTRUCTIONS, log_level="WARNING",
-                                  lifespan=started)
+def _code_tools(server: MCPServer, engine: Engine) -> None:
+    """Finding and reading code: search_code, symbol, context_for, index_status."""
 
     @server.tool()
     def search_code(
@@ -88,6 +77,28 @@ def build_server(engine: Engine) -> MCPServer:
         the class it belongs to and the other symbols of its file. Use it to read a
         function found by search_code or callers without opening the whole file."""
         return _call(engine.symbol, target)
+
+    @server.tool()
+    def context_for(
+        question: Annotated[str, Field(description="the question about the code, as you "
+                                       "would ask a colleague")],
+        budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET, description=(
+            "most tokens of code to return"))] = 6000,
+    ) -> dict[str, Any]:
+        """The code a question needs, ready to read: symbols named in it, semantic search
+        and one hop of the call graph, packed within a token budget, each snippet headed
+        `path:start-end name (kind)` with numbered lines, so an answer can cite path:line."""
+        return _call(engine.context_for, question, budget_tokens)
+
+    @server.tool()
+    def index_status() -> dict[str, Any]:
+        """The state of the index: files, symbols, languages, embeddings still pending, the
+        last update, and whether it is complete. Call it when results look incomplete."""
+        return _call(engine.index_status)
+
+
+def _call_tools(server: MCPServer, engine: Engine) -> None:
+    """The call graph: callers, callees, call_path."""
 
     @server.tool()
     def callers(
@@ -128,22 +139,21 @@ def build_server(engine: Engine) -> MCPServer:
         how does a request get from the entry point to this function?"""
         return _call(engine.call_path, source, target, max_depth, limit, min_confidence)
 
-    @server.tool()
-    def context_for(
-        question: Annotated[str, Field(description="the question about the code, as you "
-                                       "would ask a colleague")],
-        budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET, description=(
-            "most tokens of code to return"))] = 6000,
-    ) -> dict[str, Any]:
-        """The code a question needs, ready to read: symbols named in it, semantic search
-        and one hop of the call graph, packed within a token budget, each snippet headed
-        `path:start-end name (kind)` with numbered lines, so an answer can cite path:line."""
-        return _call(engine.context_for, question, budget_tokens)
 
-    @server.tool()
-    def index_status() -> dict[str, Any]:
-        """The state of the index: files, symbols, languages, embeddings still pending, the
-        last update, and whether it is complete. Call it when results look incomplete."""
-        return _call(engine.index_status)
+def build_server(engine: Engine) -> MCPServer:
+    """The MCP server of one engine, its tools registered."""
 
+    @asynccontextmanager
+    async def started(_: MCPServer) -> AsyncIterator[None]:
+        # on stdio, once the SDK holds fd 1 (whatever a library writes there goes to
+        # stderr, not into the protocol); on HTTP, already started (``start`` is idempotent)
+        engine.start()
+        yield None
+
+    server: MCPServer = MCPServer(name="codeloupe", version=__version__,
+                                  instructions=INSTRUCTIONS, log_level="WARNING",
+                                  lifespan=started)
+
+    _code_tools(server, engine)
+    _call_tools(server, engine)
     return server
