@@ -45,7 +45,8 @@ def _files(lang: str) -> dict[str, str]:
 def _state(g: Graph) -> dict[str, object]:
     """Everything a graph answers and keeps for its updates."""
     index, edges, memo = g._index, g._edges, g._resolver.memo
-    deps = {site: memo.values[site_key(site)] for sites in edges.sites.values() for site in sites}
+    deps = {site: (memo.values[site_key(site)][0], frozenset(memo.values[site_key(site)][1]))  # keys: a set
+            for sites in edges.sites.values() for site in sites}
     return {
         "edges": _snapshot(g), "stats": g.stats(),
         "callers": {s: [(e.site, e.target, e.reason) for e in g.callers(s)] for s in g.symbols},

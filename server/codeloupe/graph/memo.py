@@ -36,8 +36,9 @@ def site_key(site: CallSite) -> tuple:
     return (Lookup.SITE, site.path, site.caller, site.name, site.receiver, site.args, site.argtypes)
 
 
-# a remembered result and the keys it read
-Entry = tuple[object, frozenset[str]]
+# a remembered result and the keys it read, each once (a tuple: only ever iterated, and
+# about a fifth of a frozenset's memory: transformers' loaded memo 454 MB as frozensets)
+Entry = tuple[object, tuple[str, ...]]
 _FIRST_SWEEP = 256  # a key's list of readers is first swept of repeats and forgotten ones at this length
 
 

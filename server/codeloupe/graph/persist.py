@@ -238,7 +238,7 @@ class _Encoder:
         self.found_by_id: dict[int, int] = {}
         self.found_size: list[int] = []
         self.found_item: list[int] = []
-        self.dep_ids: dict[frozenset, int] = {}
+        self.dep_ids: dict[tuple[str, ...], int] = {}
         self.dep_by_id: dict[int, int] = {}
         self.dep_size: list[int] = []
         self.dep_item: list[int] = []
@@ -276,15 +276,16 @@ class _Encoder:
                 self.found_by_id[id(found)] = i
         return i
 
-    def deps_index(self, keys: frozenset[str]) -> int:
-        """The index of a set of dependency keys."""
+    def deps_index(self, keys: tuple[str, ...]) -> int:
+        """The index of a set of dependency keys (in any order: written sorted)."""
         i = self.dep_by_id.get(id(keys))
         if i is None:
-            i = self.dep_ids.get(keys)
+            ordered = tuple(sorted(keys))
+            i = self.dep_ids.get(ordered)
             if i is None:
-                i = self.dep_ids[keys] = len(self.dep_size)
-                self.dep_size.append(len(keys))
-                self.dep_item.extend(self.string(k) for k in sorted(keys))
+                i = self.dep_ids[ordered] = len(self.dep_size)
+                self.dep_size.append(len(ordered))
+                self.dep_item.extend(map(self.string, ordered))
             self.dep_by_id[id(keys)] = i
         return i
 
@@ -393,6 +394,7 @@ def load(path: str | os.PathLike[str], key: str) -> tuple[SymbolIndex, EdgeIndex
         return None
     try:
         doc = json.loads(payload, parse_constant=_refuse_constant)
+        del payload  # the file's bytes (100 MB at a million lines) gone before the objects are made
         return decode(doc, key)
     except (_Invalid, ValueError, TypeError, KeyError, IndexError, RecursionError, UnicodeDecodeError):
         return None
@@ -400,7 +402,9 @@ def load(path: str | os.PathLike[str], key: str) -> tuple[SymbolIndex, EdgeIndex
 
 def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     """The graph state of a parsed document for this ``key``; None for one of another
-    format, version or key. ``_Invalid`` (or a ValueError) for a wrong shape."""
+    format, version or key. ``_Invalid`` (or a ValueError) for a wrong shape. The
+    document is consumed: each table is taken out of it as it is read, so that its
+    columns are freed while the objects made of them grow."""
     if type(doc) is not dict:
         raise _Invalid("not an object")
     if (doc.get("magic"), doc.get("format"), doc.get("codeloupe"), doc.get("resolution"), doc.get("key")) != (
@@ -424,6 +428,7 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
         index.add_symbol(info)
     if len(index.symbols) != len(lines[0]):
         raise _Invalid("symbol ids repeat")
+    del sym, refs, lines
     _decode_facts(index, _table(doc, "facts", ("files", *_FACT_TABLES)), strings)
 
     tg = _table(doc, "targets", ("target", "reason", "confidence", "ambiguous", "detail"))
@@ -435,8 +440,9 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     targets = list(map(_target, zip(
         _texts(tg, "target", strings), map(_REASONS.__getitem__, reasons), confidence,
         map(_FLAGS.__getitem__, _indexes(tg, "ambiguous")), _texts(tg, "detail", strings), strict=True)))
+    del tg, reasons, confidence
     founds = _groups(_table(doc, "found", ("size", "item")), targets, tuple)
-    depsets = _groups(_table(doc, "deps", ("size", "item")), strings, frozenset)
+    depsets = _groups(_table(doc, "deps", ("size", "item")), strings, tuple)
 
     st = _table(doc, "sites", _SITE_FIELDS)
     paths, names, receivers, callers, argtypes = (
@@ -447,9 +453,10 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
                                      argtypes, strict=True)))
     _same_length("sites", sites, found, external, dep)
     keys = list(zip(repeat(_SITE), paths, callers, names, receivers, args, argtypes))  # site_key's fields
+    del st, paths, names, receivers, callers, argtypes  # the columns, once in the sites and keys
     # memo key → its sites' (found, external, deps), which must be one
     shared = dict(zip(keys, zip(found, external, dep, strict=True), strict=True))
-    if len(set(zip(keys, found, external, dep, strict=True))) != len(shared):
+    if len(shared) != len(keys) and any(shared[k] != v for k, v in zip(keys, zip(found, external, dep))):
         raise _Invalid("sites of one memo entry differ")
     memo = Memo()
     memo.remember_all({k: ((founds[f], e == 1), depsets[d]) for k, (f, e, d) in shared.items()})
@@ -525,8 +532,8 @@ def _decode_facts(index: SymbolIndex, ft: dict, strings: list[str]) -> None:
 
 
 def _table(doc: dict, name: str, fields: tuple[str, ...]) -> dict:
-    """A table of the document: an object with exactly these fields."""
-    t = doc.get(name)
+    """A table of the document, taken out of it: an object with exactly these fields."""
+    t = doc.pop(name, None)
     if type(t) is not dict or t.keys() != set(fields):
         raise _Invalid(name)
     return t

@@ -95,13 +95,13 @@ class Reads:
                 self._active.discard(key)
                 deps, self._deps = self._deps, outer
                 tainted, self._tainted = self._tainted, outer_tainted or self._tainted
-            hit = (value, frozenset(deps))
+            hit = (value, tuple(deps))  # a tuple: a third of a frozenset's memory
             if not tainted:
                 self.memo.remember(key, hit)
             else:  # cut short by a cycle: good for the rest of this resolution only
                 self._scratch[key] = hit
         if self._deps is not None:
-            self._deps |= hit[1]
+            self._deps.update(hit[1])
         return hit[0]
 
     def _root(self, key: tuple, compute: Callable[..., Any]) -> Any:
