@@ -456,7 +456,7 @@ def decode(doc: object, key: str) -> tuple[SymbolIndex, EdgeIndex, Memo] | None:
     del st, paths, names, receivers, callers, argtypes  # the columns, once in the sites and keys
     # memo key → its sites' (found, external, deps), which must be one
     shared = dict(zip(keys, zip(found, external, dep, strict=True), strict=True))
-    if len(shared) != len(keys) and any(shared[k] != v for k, v in zip(keys, zip(found, external, dep))):
+    if len(shared) != len(keys) and any(shared[k] != v for k, v in zip(keys, zip(found, external, dep, strict=True), strict=True)):
         raise _Invalid("sites of one memo entry differ")
     memo = Memo()
     memo.remember_all({k: ((founds[f], e == 1), depsets[d]) for k, (f, e, d) in shared.items()})
