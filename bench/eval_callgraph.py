@@ -648,8 +648,25 @@ def scores(truth: dict, systems: dict[str, set[Pair]]) -> dict[str, Any]:
     return out
 
 
-def run_project(project: dict[str, Any], size: int, seed: int, write: bool) -> dict[str, Any]:
-    """Fetch, build, sample, ask every system; write the candidates and the truth."""
+def _reused_reference(name: str, split: str, seed: int, symbols: list[str]) -> tuple[set[Pair], dict] | None:
+    """The reference's pairs of the last run (its candidates file), where that run had this
+    seed and sample: a reference's answers do not depend on codeloupe, so a run that tunes
+    the graph need not start the servers again. None where they cannot be reused."""
+    path = (HELDOUT / "candidates" if split == "heldout" else CANDIDATES) / f"{name}.json"
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if old.get("seed") != seed or old.get("symbols") != symbols or "reference" not in old.get("systems", {}):
+        return None
+    return {tuple(p) for p in old["systems"]["reference"]}, {**old.get("reference", {}), "reused": True}
+
+
+def run_project(project: dict[str, Any], size: int, seed: int, write: bool,
+                reuse_reference: bool = False) -> dict[str, Any]:
+    """Fetch, build, sample, ask every system; write the candidates and the truth. With
+    ``reuse_reference``, the reference's pairs of the last run with this sample are
+    reused (``_reused_reference``); the server runs where there are none."""
     name = project["name"]
     t0 = time.perf_counter()
     root = project_root(project)
@@ -662,7 +679,10 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool) -> d
     systems = {k: set().union(*split_pairs(v, symbols, inner)) for k, v in systems.items()}
     tool = reference_for(project["language"])
     ref_info: dict[str, Any] = {"tool": tool}
-    if tool is None:
+    reused = _reused_reference(name, project["split"], seed, symbols) if reuse_reference and tool else None
+    if reused is not None:
+        systems["reference"], ref_info = reused[0], reused[1]
+    elif tool is None:
         ref_info["skipped"] = NO_REFERENCE.get(project["language"], "no reference")
     else:
         try:
@@ -834,6 +854,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --decide: change an agreed or decided pair (read again and found otherwise)")
     ap.add_argument("--open", metavar="PROJECT",
                     help="print a project's pairs still to adjudicate, one a line (what a reader reads)")
+    ap.add_argument("--reuse-reference", action="store_true",
+                    help="the reference's pairs of the last run with the same sample (no server started)")
     ap.add_argument("--score-heldout", action="store_true",
                     help="the final measurement only: never while tuning the graph")
     args = ap.parse_args(argv)
@@ -881,7 +903,7 @@ def main(argv: list[str] | None = None) -> int:
                              "scores": scores(*got)})
     for p in chosen if not args.report else []:
         try:
-            r = run_project(p, args.sample, args.seed, write=True)
+            r = run_project(p, args.sample, args.seed, write=True, reuse_reference=args.reuse_reference)
         except FetchError as exc:
             print(f"{p['name']}: skipped ({exc})", file=sys.stderr)
             continue
@@ -889,7 +911,8 @@ def main(argv: list[str] | None = None) -> int:
             r["scores"] = None
         rows.append(r)
         ref = r["reference"]
-        state = f"skipped: {ref['skipped']}" if "skipped" in ref else \
+        state = "its pairs of the last run, reused" if ref.get("reused") else \
+            f"skipped: {ref['skipped']}" if "skipped" in ref else \
             f"{ref['seconds']}s, no name for {ref['no_item']}, by references {ref['by_references']}, " \
             f"{len(ref['errors'])} errors"
         print(f"{r['name']} ({r['split']}): {r['symbols']} symbols, {r['sites']} candidate pairs "
