@@ -18,7 +18,9 @@ stratified by file, is taken; for each sampled symbol S the systems give pairs
 - callees of S: pairs whose call line lies in S's body (S is the innermost symbol there).
 
 Systems: ``codeloupe_default`` (edges with confidence >= DEFAULT_MIN_CONFIDENCE, what the
-call hierarchy shows), ``codeloupe_all_edges`` (every edge), ``name_matching`` (every call
+call hierarchy shows unmarked), ``codeloupe_view`` (those and the name matches the view
+offers beside them, marked "by name, N candidates": every item the call hierarchy lists),
+``codeloupe_all_edges`` (every edge), ``name_matching`` (every call
 site whose called name is S's name: the candidate set) and the reference language server
 of the language over stdio (prepareCallHierarchy, incomingCalls, outgoingCalls):
 pyright, typescript-language-server (tsserver), gopls, clangd, intelephense. A reference
@@ -85,7 +87,10 @@ REQUEST_LIMIT_S = 90.0
 MAX_TIMEOUTS = 3  # a reference past this many timeouts is broken: its other requests are not sent
 
 Pair = tuple[str, int, str]  # (site path, 1-based site line, target symbol id)
-SYSTEMS = ("codeloupe_default", "codeloupe_all_edges", "name_matching", "reference")
+# codeloupe_view: the default view and the name matches it offers beside, marked (what the
+# call hierarchy lists); not a system of the truth (its pairs are every edge's already)
+SYSTEMS = ("codeloupe_default", "codeloupe_view", "codeloupe_all_edges", "name_matching", "reference")
+TRUTH_SYSTEMS = ("codeloupe_default", "codeloupe_all_edges", "name_matching", "reference")
 
 
 def load_spec() -> dict[str, Any]:
@@ -559,7 +564,7 @@ def build_truth(name: str, project: dict, root: Path, graph: Graph, symbols: lis
     the decisions of ``old`` kept."""
     decided = {(e["path"], e["line"], e["target"]): e for e in (old or {}).get("sites", [])
                if e["status"] in ("true", "false")}
-    ran = [s for s in SYSTEMS if s in systems]
+    ran = [s for s in TRUTH_SYSTEMS if s in systems]
     union: set[Pair] = set().union(*systems.values())
     callers, callees = split_pairs(union, symbols, inner)
     lines: dict[str, list[str]] = {}
@@ -656,10 +661,17 @@ def _reused_reference(name: str, split: str, seed: int, symbols: list[str]) -> t
     try:
         old = json.loads(path.read_text())
     except (OSError, ValueError):
+        old = {}
+    if old.get("seed") == seed and old.get("symbols") == symbols and "reference" in old.get("systems", {}):
+        return {tuple(p) for p in old["systems"]["reference"]}, {**old.get("reference", {}), "reused": True}
+    # no such file (a held-out project's candidates live outside git): the truth's pairs
+    # name the systems that reported each, the reference among them, for its sample
+    truth = read_truth(name, split)
+    if truth is None or "reference" not in truth.get("systems", []) or "skipped" in truth.get("reference", {}) \
+            or [s["id"] for s in truth.get("symbols", [])] != symbols:
         return None
-    if old.get("seed") != seed or old.get("symbols") != symbols or "reference" not in old.get("systems", {}):
-        return None
-    return {tuple(p) for p in old["systems"]["reference"]}, {**old.get("reference", {}), "reused": True}
+    pairs = {(e["path"], e["line"], e["target"]) for e in truth["sites"] if "reference" in e["systems"]}
+    return pairs, {**truth.get("reference", {}), "reused": True}
 
 
 def run_project(project: dict[str, Any], size: int, seed: int, write: bool,
@@ -675,6 +687,7 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool,
     symbols = sample(graph, name, size, seed)
     systems: dict[str, set[Pair]] = {
         "codeloupe_default": codeloupe_pairs(graph, DEFAULT_MIN_CONFIDENCE),
+        "codeloupe_view": codeloupe_pairs(graph, DEFAULT_MIN_CONFIDENCE, offered=True),
         "codeloupe_all_edges": codeloupe_pairs(graph), "name_matching": name_pairs(graph)}
     systems = {k: set().union(*split_pairs(v, symbols, inner)) for k, v in systems.items()}
     tool = reference_for(project["language"])

@@ -39,6 +39,8 @@ sys.path.insert(0, str(HERE))
 
 from codeloupe.extract import extract  # noqa: E402
 from codeloupe.graph import CLASS_KINDS, DEFAULT_MIN_CONFIDENCE, Graph, SymbolInfo  # noqa: E402
+from codeloupe.graph.model import Reason  # noqa: E402
+from codeloupe.graph.queries import OFFER_MAX  # noqa: E402
 from eval_search import list_files, prepare_project  # noqa: E402
 
 CACHE = HERE / ".cache"
@@ -64,14 +66,17 @@ def load_project(name: str) -> tuple[Path, str, Graph]:
     return root, project["language"], Graph(symbols, refs)
 
 
-def codeloupe_pairs(graph: Graph, min_confidence: float = 0.0) -> set[Pair]:
+def codeloupe_pairs(graph: Graph, min_confidence: float = 0.0, offered: bool = False) -> set[Pair]:
     """Its edges; the constructor edge that comes with a class edge (``Foo()`` → ``Foo``
-    and ``Foo.__init__``) counts once, as the class (how pyright reports it too)."""
+    and ``Foo.__init__``) counts once, as the class (how pyright reports it too). With
+    ``offered``, also the name matches a view offers beside the edges it shows, marked
+    "by name, N candidates" (``graph.queries.offered``: at most ``OFFER_MAX`` candidates)."""
     out: set[Pair] = set()
     for site, edges in graph.site_edges.items():
         classes = any(graph.symbols[e.target].kind in CLASS_KINDS for e in edges if e.target in graph.symbols)
+        few = offered and len({e.target for e in edges}) <= OFFER_MAX
         for e in edges:
-            if e.confidence < min_confidence:
+            if e.confidence < min_confidence and not (few and e.reason is Reason.NAME):
                 continue
             if classes and graph.symbols.get(e.target) and graph.symbols[e.target].kind in (
                     "method", "constructor") and graph.symbols[e.target].name in ("__init__", "constructor"):

@@ -55,6 +55,7 @@ CH, CC, CM = "net/transport.hpp", "net/transport.cpp", "app/mail.cpp"
 CS, CSM = "Net/Transport.cs", "Mail.cs"
 PHT, PHR, PHM = "src/Net/Transport.php", "src/Net/RetryingTransport.php", "src/Mailer.php"
 PHY = "src/Relay.php"
+PHG, PHI, PHS = "src/Handler/GroupHandler.php", "src/Handler/HandlerInterface.php", "src/Handler/StreamHandler.php"
 RB, RBM = "lib/net/transport.rb", "lib/mailer.rb"
 CT, CMC = "net/transport.c", "mail.c"
 GR = "srv/render.go"
@@ -516,6 +517,20 @@ CASES = {
         (PHY, "App.Relay.pipe", "rewind", 21, None, None),
         (PHY, "App.Relay.pipe", "rewind", 22, None, None),
         (PHY, "App.Relay.pipe", "write", 23, {f"{PHT}::App.Net.Transport.write"}, "type"),
+        # `foreach ($this->handlers as $handler)`, the property typed `/** @var HandlerInterface[] */`
+        (PHG, "App.Handler.GroupHandler.handleAll", "handleRecord", 20,
+         {f"{PHI}::App.Handler.HandlerInterface.handleRecord": "type",
+          f"{PHS}::App.Handler.StreamHandler.handleRecord": "subclass",
+          f"{PHS}::App.Handler.NullHandler.handleRecord": "subclass"}, None),
+        # inside `if ($this->inner instanceof ResettableInterface)`: its one implementation
+        (PHG, "App.Handler.GroupHandler.handleAll", "resetAll", 23,
+         {f"{PHI}::App.Handler.ResettableInterface.resetAll": "type",
+          f"{PHS}::App.Handler.StreamHandler.resetAll": "sole-implementation"}, None),
+        # `@param StreamHandler $handler` refines the declared `HandlerInterface $handler`
+        (PHG, "App.Handler.GroupHandler.wrap", "handleRecord", 34,
+         {f"{PHS}::App.Handler.StreamHandler.handleRecord"}, "type"),
+        (PHG, "App.Handler.GroupHandler.chain", "handleRecord", 40,  # `@return NullHandler`
+         {f"{PHS}::App.Handler.NullHandler.handleRecord"}, "type"),
         (PHM, "App.useMake", "make", 41, {f"{PHM}::App.make"}, "local"),
         (PHM, "App.useMake", "send", 41,  # `make(): Transport`
          {f"{PHT}::App.Net.Transport.send": "type", f"{PHR}::App.Net.RetryingTransport.send": "subclass"}, None),
@@ -764,6 +779,44 @@ def test_a_call_through_an_interface_runs_every_implementation() -> None:
     for line in (43, 44, 48):
         got, edges = targets(g, RSM, "generic" if line < 48 else "bounded", "send", line)
         assert got == {f"{RS}::Sender.send", f"{RS}::Transport.send", f"{RS}::RetryingTransport.send"}, line
+
+
+def test_a_type_test_narrows_the_receiver_in_the_branch_it_guards() -> None:
+    """`if ($this->inner instanceof ResettableInterface)`: the same call after the branch
+    is a HandlerInterface's, which has no `resetAll`: by name only, out of the view."""
+    g = load("php")
+    _, edges = targets(g, PHG, "App.Handler.GroupHandler.handleAll", "resetAll", 25)
+    assert edges and all(e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges)
+    cases = {  # language: (file, text, caller, line of the narrowed call, line of the plain one)
+        "python": ("app/h.py", "class A:\n    def ping(self): pass\n\nclass B:\n    def ping(self): pass\n\n"
+                   "def f(x: A):\n    if isinstance(x, B) and x:\n        x.ping()\n    x.ping()\n", "f", 9, 10),
+        "javascript": ("h.js", "class A { ping() {} }\nclass B { ping() {} }\n"
+                       "function f(/** @type {A} */ x) {\n  const y = new A();\n"
+                       "  if (y instanceof B) {\n    y.ping();\n  }\n  y.ping();\n}\n", "f", 6, 8),
+        "java": ("p/H.java", "package p;\nclass A { void ping() {} }\nclass B extends A { void pong() {} }\n"
+                 "class H {\n  void f(A x) {\n    if (x instanceof B && x != null) {\n      x.pong();\n    }\n"
+                 "    if (x instanceof B b) {\n      b.pong();\n    }\n  }\n}\n", "H.f", 7, None),
+        "csharp": ("H.cs", "namespace N {\nclass A { public void Ping() {} }\nclass B : A { public void Pong() {} }\n"
+                   "class H {\n  void F(A x) {\n    if (x is B b) {\n      b.Pong();\n    }\n"
+                   "    if (x is B) {\n      x.Pong();\n    }\n  }\n}\n}\n", "N.H.F", 10, None),
+        "ruby": ("h.rb", "class A\n  def ping; end\nend\nclass B\n  def ping; end\nend\n"
+                 "def f\n  x = A.new\n  if x.is_a?(B)\n    x.ping\n  end\n  x.ping\nend\n", "f", 10, 12),
+    }
+    for lang, (path, text, caller, narrowed, plain) in cases.items():
+        g = _scratch({path: text})
+        called = {"java": "pong", "csharp": "Pong"}.get(lang, "ping")
+        got, edges = targets(g, path, caller, called, narrowed)
+        owner = "N.B" if lang == "csharp" else "B"
+        assert got == {f"{path}::{owner}.{called}"} and all(str(e.reason) == "type" for e in edges), (lang, edges)
+        if plain is not None:  # the same call outside the branch: the declared or assigned type
+            got, _ = targets(g, path, caller, called, plain)
+            assert got == {f"{path}::A.{called}"}, (lang, sorted(got))
+    g = _scratch({cases["java"][0]: cases["java"][1]})  # `x instanceof B b`: b is a B
+    got, _ = targets(g, "p/H.java", "H.f", "pong", 10)
+    assert got == {"p/H.java::B.pong"}
+    g = _scratch({cases["csharp"][0]: cases["csharp"][1]})  # `x is B b`
+    got, _ = targets(g, "H.cs", "N.H.F", "Pong", 7)
+    assert got == {"H.cs::N.B.Pong"}
 
 
 def test_unknown_receivers_keep_every_candidate_marked() -> None:

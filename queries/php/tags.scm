@@ -136,6 +136,7 @@
 ;   assign:  @name = @source (the value, as text); @receiver `$this` for properties
 ;   returns: @name the declared return type of the enclosing function
 ;   return:  @name a value the enclosing function returns
+;   typedoc: @name a property its `/** @var T */` comment types; elem: a loop's variable
 
 (simple_parameter
   type: (_) @source
@@ -144,6 +145,13 @@
 (property_declaration
   type: (_) @source
   (property_element name: (variable_name (name) @name))) @reference.typed
+
+; typedoc: a `/** @var T */` comment (@source) right above a property (@name)
+((comment) @source
+  .
+  (property_declaration
+    (property_element name: (variable_name (name) @name))) @reference.typedoc
+  (#match? @source "^/\\*\\*"))
 
 (assignment_expression
   left: (variable_name) @name
@@ -154,6 +162,18 @@
     object: (variable_name) @receiver
     name: (name) @name)
   right: (_) @source) @reference.assign
+
+; elem: @name takes the elements of @source (`foreach ($xs as $x)`, `as $k => $x`)
+(foreach_statement
+  .
+  (_) @source
+  .
+  (variable_name) @name) @reference.elem
+(foreach_statement
+  .
+  (_) @source
+  .
+  (pair (variable_name) . (variable_name) @name .)) @reference.elem
 
 (method_declaration
   return_type: (_) @name) @reference.returns

@@ -41,6 +41,9 @@ def is_template_type(param: str) -> bool:
     return param.startswith("<") and param.endswith(">")
 # between the positions of a ``cbtypes`` fact (extract.callbacks)
 CALLBACK_SEP = "\x1e"
+# after a call's receiver, the types a test narrows it to (``x instanceof T``:
+# extract.narrowing), ``|`` between them
+NARROW_SEP = "\x1d"
 FACT_KINDS = frozenset({"typed", "assign", "elem", "returns", "return", "item", "keyed", "second",
                         "params", "package", "unwrap", "ptypes", "guard", "defines", "cbparam", "cbtypes"})
 

@@ -37,6 +37,7 @@ from .docs import DOC_TRANSPARENT
 from .expando import find_members, member_facts, own_functions, this_receivers
 from .jsdoc import jsdoc_facts
 from .macros import function_macro_refs, macro_refs
+from .narrowing import narrowed_refs
 from .parse import blank_macros, count_errors, parse, recover
 from .preproc import preproc_facts
 from .references import make_references
@@ -84,7 +85,10 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 27: a `this` argument shown as `=this`.
 # 28: a function-like macro defined in `#if` alternatives expands to the names of every body;
 #     a Ruby require of a computed path ending with a literal (`ROOT + "/auto/x"`) names it.
-EXTRACT_VERSION = 28
+# 29: a call's receiver narrowed by a type test around it (`x instanceof T`, `isinstance(x, T)`),
+#     a name a test binds (`x instanceof T t`, `x is T t`) typed; PHPDoc types (`@var`, `@param`,
+#     `@return`) are typing facts.
+EXTRACT_VERSION = 29
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -129,6 +133,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                for k, n, nm, rc, so, o in raw]
     if lang.function_macros:  # C: what a call of the file's function-like macro calls
         raw = function_macro_refs(unit.src, lang, unit.root, raw)
+    if lang.type_tests:  # `if ($h instanceof T) { $h->m(); }`: the receiver is a T there
+        raw = narrowed_refs(unit.src, lang, unit.root, raw)
     if lang.callback_types:  # TS: an inline callback's untyped parameters
         raw = raw + callback_refs(unit.src, lang, unit.root)
     references = make_references(unit, ordered, raw)
@@ -145,8 +151,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
         add(preproc_facts(path, lang, real, unit.root, unit.module_id))
     if lang.callback_types:
         add(callback_type_facts(path, lang, real, unit.src))
-    if lang.jsdoc:
-        add(jsdoc_facts(symbols, path, FACT_LIMIT))
+    if lang.jsdoc or lang.phpdoc:
+        add(jsdoc_facts(symbols, path, FACT_LIMIT, php=lang.phpdoc))
     if lang.closure_declarations:
         add(closure_param_facts(path, lang, real, references, unit.src))
     return FileExtraction(path, language, [module, *symbols], references, errors, tuple(blocks))

@@ -10,7 +10,7 @@ from tree_sitter import Node, Query, QueryCursor
 from ..languages.base import dotted
 from ..model import Symbol
 from .docs import clean_comment
-from .jsdoc import JSDOC_TYPE
+from .jsdoc import doc_type
 from .source import Source
 
 FACT_LIMIT = 160  # characters of an assigned expression or a type kept for resolution
@@ -99,11 +99,11 @@ def _reference(kind: str, name_node: Node, name: str, captures: dict[str, list[N
     sources = captures.get("source") or []
     originals = captures.get("original") or []
     source = src.name_of(sources[0]) if sources else ""
-    if kind == "typedoc":  # `/** @type {T} */` above a field or variable
-        found = JSDOC_TYPE.search(source)
+    if kind == "typedoc":  # `/** @type {T} */`, `/** @var T */` above a field or variable
+        found = doc_type(source)
         if found is None:
             return None
-        kind, source = "typed", found.group(1).strip()
+        kind, source = "typed", found
     # import sources are module names (quotes off); the resolution facts
     # (assign / typed) keep an expression or a type as written, cut short
     source = source.strip("'\"`<>") if kind == "import" else source[:FACT_LIMIT]

@@ -153,7 +153,7 @@ class TypeRef:
 #    parameter only as that class or a subclass; 16: a path from the top (`::A::B.f`)
 # 17: Ruby `include M` at a file's top level gives the top-level object M's methods;
 # 18: Rust inherent methods before trait methods of a name, a trait's calls never inherent
-RESOLUTION = 18
+RESOLUTION = 19
 
 
 class ValueKind(StrEnum):

@@ -190,6 +190,10 @@ class Language:
     # a file a definition its translation unit leaves out
     preprocessor = False
     jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
+    phpdoc = False  # `@param T $x` / `@return T` in docs are typing facts
+    # a query of the branches a type test guards (``extract.narrowing``: ``@cond`` the
+    # condition, ``@body`` the branch it guards): `x instanceof T`, `isinstance(x, T)`…
+    type_tests = ""
     # an inline callback's parameters take the types of the function type it is passed
     # as (``extract.callbacks``: TypeScript)
     callback_types = False

@@ -13,6 +13,7 @@ class CSharp(Language):
     """C#."""
 
     name = grammar = "csharp"
+    type_tests = "(if_statement condition: (_) @cond consequence: (_) @body)"
     extensions = (".cs",)
     aliases = ("cs", "c#")
     instance_names = frozenset({"this"})

@@ -33,6 +33,7 @@ class Java(Language):
     self_dispatch = True
 
     name = grammar = "java"
+    type_tests = "(if_statement condition: (_) @cond consequence: (_) @body)"
     extensions = (".java",)
     instance_names = frozenset({"this"})
     super_receivers = frozenset({"super"})

@@ -50,6 +50,7 @@ class JavaScript(Language):
     self_dispatch = True
 
     name = grammar = "javascript"
+    type_tests = "(if_statement condition: (_) @cond consequence: (_) @body)"
     extensions = (".js", ".mjs", ".cjs", ".jsx")
     aliases = ("js", "jsx")
     family = "js"

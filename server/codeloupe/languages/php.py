@@ -13,6 +13,8 @@ class Php(Language):
     self_dispatch = True
 
     name = grammar = "php"
+    phpdoc = True
+    type_tests = "(if_statement condition: (_) @cond body: (_) @body)"
     extensions = (".php", ".phtml")
     instance_names = frozenset({"$this"})
     super_receivers = frozenset({"parent"})

@@ -39,6 +39,7 @@ class Python(Language):
     private_prefix = "__"
 
     name = grammar = "python"
+    type_tests = "(if_statement condition: (_) @cond consequence: (_) @body)"
     extensions = (".py", ".pyi", ".pyw")
     aliases = ("py",)
     entry_stem = "__init__"

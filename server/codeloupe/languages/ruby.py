@@ -12,6 +12,7 @@ class Ruby(Language):
     self_dispatch = True
 
     name = grammar = "ruby"
+    type_tests = "(if condition: (_) @cond consequence: (_) @body)"
     extensions = (".rb", ".rake", ".gemspec")
     aliases = ("rb",)
     module_functions_are_methods = True  # `def` in a `module` is a method of it

@@ -16,6 +16,7 @@ from ...languages import (
     is_super_receiver,
     rules,
 )
+from ...model import NARROW_SEP
 from ..memo import Lookup, site_key
 from ..model import (
     CALLABLE_KINDS,
@@ -65,7 +66,9 @@ class Calls(Narrowing):
     def _resolve_targets(self, path: str, caller: str, name: str, receiver: str,
                          args: int, argtypes: str) -> tuple[tuple[Target, ...], bool]:
         self._record(name)  # a definition of this name anywhere may change the answer
-        targets, external = self._resolve(path, caller, name, receiver)
+        receiver, _, tested = receiver.partition(NARROW_SEP)
+        found = self._narrowed_call(path, caller, name, tested) if tested else None
+        targets, external = found if found is not None else self._resolve(path, caller, name, receiver)
         targets = targets if isinstance(targets, tuple) else tuple(targets)
         lang = self.language_of(path)
         if targets:
@@ -81,6 +84,16 @@ class Calls(Narrowing):
         if targets and targets[0].reason in (NAME, UNIQUE):  # by name: narrowed by evidence
             targets = self._narrowed(targets, path, caller, name, receiver, args)
         return targets, external
+
+    def _narrowed_call(self, path: str, caller: str, name: str, tested: str) -> Targets | None:
+        """``name`` called on a receiver a type test narrowed to ``tested`` (``if ($h
+        instanceof T)``: ``extract.narrowing``): through those types, where they are
+        classes of the repository that have it; None: resolve the receiver as written."""
+        value = self._type_value(tested, path, caller)
+        if value is None or value == EXTERNAL or value.kind is not INSTANCE:
+            return None
+        found = self._value_call(value, caller, name, self.language_of(path))
+        return found if found is not None and found[0] else None
 
     def _seen(self, targets: tuple[Target, ...], path: str, lang: Language) -> tuple[Target, ...]:
         """The targets code in ``path`` can call (``Language.sees``: Rust's bench and test

@@ -80,7 +80,17 @@ class Values(Callbacks):
         chosen = [f for f in facts if f.form is ASSIGNED or f.form in MUTATIONS] \
             if typed and len(typed) < len(facts) else facts
         value = self._facts_value([(f.form, f.text, scope) for f in chosen if f.form is not DECLARED], path, depth)
+        if value is not None and len(value.ids) > 1 and len(typed) > 1 and len(typed) == len(facts):
+            value = self._most_specific(value)
         return first if value is None else value  # an outside annotation, where the values tell nothing
+
+    def _most_specific(self, value: Value) -> Value:
+        """Types declared together of one variable (PHP's `Node $node` and its doc's
+        `@param TableCell $node`): each holds, so a class another of them derives
+        from says nothing more."""
+        ids = value.ids
+        kept = tuple(c for c in ids if not any(d != c and c in self._mro(d)[0] for d in ids))
+        return value if len(kept) == len(ids) or not kept else Value(value.kind, kept, value.exact)
 
     def _facts_value(self, facts: list[tuple[FactForm, str, str]], path: str, depth: int) -> Value | None:
         """What (form, text, scope) facts say together: the repository values of the

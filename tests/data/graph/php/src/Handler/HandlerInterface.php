@@ -1,0 +1,13 @@
+<?php
+
+namespace App\Handler;
+
+interface HandlerInterface
+{
+    public function handleRecord(array $record): bool;
+}
+
+interface ResettableInterface
+{
+    public function resetAll(): void;
+}
