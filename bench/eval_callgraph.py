@@ -33,11 +33,13 @@ code line and the systems that report it; ``status`` is "agreed" where every sys
 ran reports it, "to adjudicate" where they disagree, and "true"/"false" once read by hand
 (with ``reason``). A rerun keeps every decision. Scores: against the truth where a project
 has nothing left to adjudicate; else against the decided pairs only (labelled
-"partial truth") and, labelled apart, against the reference alone. Held-out projects write
-their candidates under bench/.cache/callgraph/heldout/ and their truth gzipped under
-bench/eval/callgraph_heldout/ (committed, so a new checkout keeps the reading), and print
-counts only: nobody tuning the graph looks at them (``--score-heldout`` is for the final
-measurement, never while tuning).
+"partial truth") and, labelled apart, against the reference alone. Held-out projects (splits
+``heldout``, ``heldout2``) write their candidates under bench/.cache/callgraph/<split>/ and
+their truth gzipped under bench/eval/callgraph_<split>/ (committed, so a new checkout keeps
+the reading), and print counts only: nobody tuning the graph looks at them
+(``--score-heldout`` is for the final measurement, never while tuning; its scores go to
+bench/results/eval_callgraph_<split>.json). ``heldout`` was scored on 2026-12-06 and is
+tuned on since (a second dev split); ``heldout2`` is the split nobody has tuned on.
 """
 
 from __future__ import annotations
@@ -74,12 +76,15 @@ CACHE = HERE / ".cache" / "callgraph"
 TOOLS = HERE / ".cache" / "tools"
 CANDIDATES = HERE / "eval" / "callgraph_candidates"
 TRUTH = HERE / "eval" / "callgraph_truth"
-HELDOUT = CACHE / "heldout"  # held-out candidates: rebuilt by a run, never committed
+# Held-out splits: ``heldout`` (the first, read 2026-12-01/02, scored once on 2026-12-06 and
+# since then tuned on like dev: spent) and ``heldout2`` (never scored nor tuned on). A
+# split's candidates: under CACHE / <split>, rebuilt by a run, never committed.
+HELDOUT_SPLITS = ("heldout", "heldout2")
 # Held-out truth: committed (a new checkout must not lose hours of reading), gzipped so that
-# nobody tuning the graph meets a held-out pair in a grep; read only by --decide and
-# --score-heldout.
+# nobody tuning the graph meets a held-out pair in a grep; read only by --decide, --open and
+# --score-heldout. bench/eval/callgraph_<split>/<project>.json.gz
 HELDOUT_TRUTH = HERE / "eval" / "callgraph_heldout"
-RESULTS = HERE / "results" / "eval_callgraph.json"
+RESULTS = HERE / "results" / "eval_callgraph.json"  # dev; a held-out split's: eval_callgraph_<split>.json
 NODE_BIN = TOOLS / "node" / "node_modules" / ".bin"
 NPM_TOOLS = ("pyright@1.1.389", "typescript@5.6.3", "typescript-language-server@4.3.3", "intelephense@1.12.6")
 SAMPLE = 40  # symbols per project
@@ -657,7 +662,7 @@ def _reused_reference(name: str, split: str, seed: int, symbols: list[str]) -> t
     """The reference's pairs of the last run (its candidates file), where that run had this
     seed and sample: a reference's answers do not depend on codeloupe, so a run that tunes
     the graph need not start the servers again. None where they cannot be reused."""
-    path = (HELDOUT / "candidates" if split == "heldout" else CANDIDATES) / f"{name}.json"
+    path = candidates_path(name, split)
     try:
         old = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -713,8 +718,7 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool,
                              "errors": info["errors"][:20]})
         except (ToolMissing, OSError, TimeoutError, RuntimeError) as exc:
             ref_info["skipped"] = str(exc)
-    heldout = project["split"] == "heldout"
-    cand_path = (HELDOUT / "candidates" if heldout else CANDIDATES) / f"{name}.json"
+    cand_path = candidates_path(name, project["split"])
     old = read_truth(name, project["split"])
     truth = build_truth(name, project, root, graph, symbols, systems, inner, old)
     truth["reference"] = ref_info
@@ -733,7 +737,14 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool,
 
 def truth_path(name: str, split: str) -> Path:
     """Where a project's truth lives: dev plain JSON, held out gzipped (see HELDOUT_TRUTH)."""
-    return HELDOUT_TRUTH / f"{name}.json.gz" if split == "heldout" else TRUTH / f"{name}.json"
+    if split in HELDOUT_SPLITS:
+        return HELDOUT_TRUTH.with_name(f"callgraph_{split}") / f"{name}.json.gz"
+    return TRUTH / f"{name}.json"
+
+
+def candidates_path(name: str, split: str) -> Path:
+    """Where a run writes a project's candidates: dev committed, held out under the cache."""
+    return (CACHE / split / "candidates" if split in HELDOUT_SPLITS else CANDIDATES) / f"{name}.json"
 
 
 def read_truth(name: str, split: str) -> dict | None:
@@ -848,7 +859,7 @@ def install_tools() -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--projects", nargs="*", default=[])
-    ap.add_argument("--split", choices=("dev", "heldout"))
+    ap.add_argument("--split", choices=("dev", *HELDOUT_SPLITS))
     ap.add_argument("--languages", nargs="*")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--pin", nargs="*", help="fetch these (all when empty) and record sha256 and lines")
@@ -920,7 +931,7 @@ def main(argv: list[str] | None = None) -> int:
         except FetchError as exc:
             print(f"{p['name']}: skipped ({exc})", file=sys.stderr)
             continue
-        if r["split"] == "heldout" and not args.score_heldout:
+        if r["split"] in HELDOUT_SPLITS and not args.score_heldout:
             r["scores"] = None
         rows.append(r)
         ref = r["reference"]
@@ -932,8 +943,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['counts']}; reference {ref['tool']}: {state}; {r['seconds']}s", file=sys.stderr, flush=True)
     print_table(rows)
     if any(r.get("scores") for r in rows):
-        RESULTS.parent.mkdir(exist_ok=True)
-        RESULTS.write_text(json.dumps({"projects": [r for r in rows if r.get("scores")],
+        splits = {r["split"] for r in rows if r.get("scores")}
+        out = RESULTS if splits == {"dev"} else RESULTS.with_name(f"eval_callgraph_{'_'.join(sorted(splits))}.json")
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps({"projects": [r for r in rows if r.get("scores")],
                                        "by_language": pooled(rows, "language"),
                                        "by_split": pooled(rows, "split")}, indent=1) + "\n")
     return 0
