@@ -35,6 +35,7 @@ class CSharp(Language):
     argument_list_nodes = frozenset({"argument_list"})
     argument_wrapper_nodes = frozenset({"argument"})
     overloads = True
+    cast_argument_types = True  # `Write((byte)x)`: the cast type is the argument's
     argument_literals = {"string_literal": "string", "verbatim_string_literal": "string",
                          "raw_string_literal": "string", "interpolated_string_expression": "string",
                          "character_literal": "char", "boolean_literal": "bool", "null_literal": "nullptr",

@@ -234,6 +234,8 @@ class Narrowing(Values):
         name, address = shown[1:].rstrip("*"), shown.endswith("*")
         local = self.local_vars(path, caller, name)
         typed = [f.text for f in local if f.form is FactForm.TYPED]
+        if not local and (field := self._field_type(caller, name)) is not None:
+            return normal_type(field) + ("*" if address else ""), False  # a field of the caller's class
         if not local and not address:
             files = [path, *self._included_files(path)] if self.language_of(path).includes_files else [path]
             enums = set(self.enumerator_types(files, name))
@@ -241,6 +243,20 @@ class Narrowing(Values):
         if len(set(typed)) != 1:  # declared in several blocks: the one type, if they agree
             return None
         return normal_type(typed[0]) + ("*" if address else ""), False
+
+    def _field_type(self, caller: str, name: str) -> str | None:
+        """The one type declared for field ``name`` of the caller's class or a base of
+        it (`Write(Serial)` in a method of Header, `uint Serial;`), if one."""
+        cls = self.enclosing_class(caller)
+        if cls is None:
+            return None
+        for cid in self._mro(cls.id)[0]:
+            owner = self.symbol(cid)
+            facts = self.attr_facts(owner, name) if owner is not None else ()
+            declared = {f.text for f in facts if f.form is FactForm.TYPED}
+            if declared:
+                return declared.pop() if len(declared) == 1 else None
+        return None
 
     def _class_fits(self, arg: str, param: str, path: str) -> bool | None:
         """Can a value of repository class ``arg`` be passed as ``param``: a class of
