@@ -37,6 +37,21 @@ class Ruby(Language):
     argument_list_nodes = frozenset({"argument_list"})
     spread_argument_nodes = frozenset({"pair", "splat_argument", "hash_splat_argument", "block_argument",
                                        "forward_argument"})
+    # the core classes and modules, and the standard library's most used: a constant of
+    # these names that the repository does not define is Ruby's (`Regexp.escape(s)`,
+    # `Mutex.new`: never a repository method called by name)
+    builtin_calls = frozenset("""
+    Object BasicObject Kernel Module Class Comparable Enumerable Enumerator Array Hash String
+    Symbol Integer Float Numeric Rational Complex Range Regexp MatchData Proc Method
+    UnboundMethod Struct Time Dir File IO Process Thread Mutex Queue SizedQueue
+    ConditionVariable Fiber Signal Exception StandardError RuntimeError ArgumentError
+    TypeError NameError NoMethodError KeyError IndexError IOError EOFError SystemExit
+    NotImplementedError Errno Marshal ObjectSpace GC Math Random Encoding ENV ARGV STDIN
+    STDOUT STDERR NilClass TrueClass FalseClass Binding Warning Logger Set URI StringIO
+    Tempfile Socket TCPSocket TCPServer UNIXSocket UNIXServer OpenSSL Base64 JSON YAML Zlib
+    CGI ERB Pathname FileUtils Shellwords SecureRandom Benchmark Timeout OpenStruct Date
+    DateTime Etc Forwardable Singleton Monitor MonitorMixin Open3 OptionParser Ripper
+    """.split())
     standard_methods = frozenset("""
     merge merge! key? has_key? value? include? member? empty? any? all? none? each each_pair
     each_key each_value each_with_index each_with_object select select! reject reject! detect

@@ -163,6 +163,10 @@ class Calls(Narrowing):
             if top and parts and not any(s.qualified_name == parts[0] for s in self._qualified(
                     parts[0], lang, CLASS_KINDS)):
                 return [], True  # `::Readline.readline`: a top-level constant the repository does not define
+        if lang.constant_paths and receiver[:1].isupper() and receiver.isidentifier():
+            found = self._module_function_call(caller, receiver, name)
+            if found is not None:  # `Utils.clock_time` in `module Rack`: Rack::Utils's, wherever reopened
+                return found
         if lang.allocator_calls and receiver.split("(", 1)[0].strip() in lang.allocator_calls:
             value = self._allocated_value(receiver, path, caller, 0)  # `new(Route).PathPrefix(...)`
         else:
@@ -184,6 +188,21 @@ class Calls(Narrowing):
             # never the package function of that name
             return self._memoized((BY_NAME, name, METHODS_ONLY, lang.family), self._name_targets), False
         return self._by_name(name, with_receiver=True, lang=lang)
+
+    def _module_function_call(self, caller: str, const: str, name: str) -> Targets | None:
+        """Ruby's ``Utils.clock_time``: the module ``const`` names from the caller's
+        lexical scope (``_nested_constant``), and its methods of that name in every file
+        reopening it (called on the module itself they are its module functions: a
+        ``module_function`` or ``extend self`` one, else the call could not run); None
+        where the constant is no module of the repository with such a method."""
+        me = self.symbol(caller)
+        scope = self.symbol(me.parent) if me is not None and me.parent else None
+        if scope is None:
+            return None
+        modules = [m for m in self._nested_constant(scope, const, rules(scope.language)) if m.kind == "module"]
+        found = [c for m in modules for o in self._reopened(m) for c in self.children(o.id, name)
+                 if c.kind in FUNCTION_KINDS]
+        return (self._targets(list(dict.fromkeys(found)), IMPORT), False) if found else None
 
     def _path_call(self, parts: list[str], name: str, lang: Language, top: bool = False) -> Targets | None:
         """A receiver of names only (no call, no subscript) and the called name: the
