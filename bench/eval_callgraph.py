@@ -738,7 +738,8 @@ def run_project(project: dict[str, Any], size: int, seed: int, write: bool,
 def truth_path(name: str, split: str) -> Path:
     """Where a project's truth lives: dev plain JSON, held out gzipped (see HELDOUT_TRUTH)."""
     if split in HELDOUT_SPLITS:
-        return HELDOUT_TRUTH.with_name(f"callgraph_{split}") / f"{name}.json.gz"
+        folder = HELDOUT_TRUTH.with_name(HELDOUT_TRUTH.name + split.removeprefix("heldout"))  # callgraph_heldout2
+        return folder / f"{name}.json.gz"
     return TRUTH / f"{name}.json"
 
 

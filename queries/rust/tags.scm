@@ -139,6 +139,18 @@
          (scoped_identifier name: (identifier) @name)] @source
   list: (use_list (self) @reference.import))
 
+; `use a::b::*` (name "*": every public item of the module), also inside a list
+(use_declaration
+  argument: (use_wildcard (_) @source "*" @name)) @reference.import
+(scoped_use_list
+  path: (_) @source
+  list: (use_list (use_wildcard "*" @name) @reference.import))
+
+; `mod util;`: binds `util`, the module file beside this one (`self::util`)
+(mod_item
+  name: (identifier) @name @source
+  !body) @reference.import
+
 ; ---- facts for resolving calls (codeloupe.graph), not shown as references ----------
 ;   base:    @name the trait an impl block implements
 ;   typed:   @name a parameter / `let` / struct field, @source its type

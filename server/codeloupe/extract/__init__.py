@@ -88,7 +88,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 29: a call's receiver narrowed by a type test around it (`x instanceof T`, `isinstance(x, T)`),
 #     a name a test binds (`x instanceof T t`, `x is T t`) typed; PHPDoc types (`@var`, `@param`,
 #     `@return`) are typing facts.
-EXTRACT_VERSION = 29
+# 30: Rust `mod x;` bindings and `use a::*` imports.
+EXTRACT_VERSION = 30
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

@@ -153,7 +153,10 @@ class TypeRef:
 #    parameter only as that class or a subclass; 16: a path from the top (`::A::B.f`)
 # 17: Ruby `include M` at a file's top level gives the top-level object M's methods;
 # 18: Rust inherent methods before trait methods of a name, a trait's calls never inherent
-RESOLUTION = 19
+# 19: a receiver narrowed by a type test; types declared together, the most specific
+# 20: an overload's argument that is a field of the caller's class; Ruby module functions
+#    through a lexical constant; Rust paths from the crate root, `self` and `super`
+RESOLUTION = 20
 
 
 class ValueKind(StrEnum):

@@ -34,6 +34,51 @@ def _crate(path: str) -> tuple[str, bool] | None:
     return None
 
 
+def _crate_dir(path: str) -> str:
+    """The folder the modules of a file's crate hang from (``crate::a`` is ``<it>/a``):
+    ``tests`` for ``tests/a.rs`` and the modules the test crates share, else the
+    library's ``src``."""
+    crate = _crate(path)
+    if crate is not None:
+        return crate[0].rsplit("/", 1)[0] if crate[1] else crate[0]
+    at = path.rfind("/src/")
+    return path[:at + 4] if at >= 0 else "src" if path.startswith("src/") else ""
+
+
+def _module_dir(path: str) -> str:
+    """The folder a file's own submodules live in (``mod util;`` in it names
+    ``<it>/util``): a ``mod.rs``'s or a crate root's folder, else the file's stem."""
+    stem = path.removesuffix(".rs")
+    folder, _, name = stem.rpartition("/")
+    crate = _crate(path)
+    if name == "mod" or crate is not None and crate[1] or crate is None and name in ("lib", "main") \
+            and folder == _crate_dir(path):
+        return folder
+    return stem
+
+
+def module_at(source: str, path: str) -> str | None:
+    """The slash path a ``use`` path names from the file ``path`` (``crate::util`` from
+    ``tests/a.rs`` → ``tests/util``; ``self::x``, ``super::x``; a one-name path, as
+    ``mod util;`` binds it, beside the file); None for a path from another crate."""
+    parts = [p for p in source.replace(".", "::").split("::") if p]
+    if not parts:
+        return None
+    if parts[0] == "crate":
+        base, parts = _crate_dir(path), parts[1:]
+    elif parts[0] in ("self", "super"):
+        base = _module_dir(path)
+        if parts[0] == "self":
+            parts = parts[1:]
+        while parts and parts[0] == "super":
+            base, parts = base.rpartition("/")[0], parts[1:]
+    elif len(parts) == 1:
+        base = _module_dir(path)
+    else:
+        return None
+    return "/".join(p for p in (base, *parts) if p)
+
+
 class Rust(Language):
     """Rust."""
 
@@ -87,12 +132,35 @@ class Rust(Language):
                      original: str, depth: int) -> Any:
         """``use`` paths first (``_use``), else the default: definitions of the name in
         files whose path looks like the source."""
-        found = self._use(ctx, source, original, depth + 1)
+        found = self._relative_use(ctx, path, source, original, depth + 1)
+        if found is None:
+            found = self._use(ctx, source, original, depth + 1)
         if found is None and _crate(path) is not None:
             found = self._library_use(ctx, source, original, depth + 1)
         if found is not None:
             return found
         return super().import_value(ctx, path, bound, source, original, depth)
+
+    def star_module_path(self, source: str, path: str) -> str | None:
+        """``use crate::util::*``: the module that path names from the file."""
+        return module_at(source, path)
+
+    def _relative_use(self, ctx: ImportContext, path: str, source: str, original: str, depth: int) -> Any:
+        """A path from this crate's root, this module or its parent (``crate::``,
+        ``self::``, ``super::``, a ``mod util;`` binding) where it names a file of the
+        repository exactly: the item of that module, else the module; None to look
+        further (``_use``)."""
+        full = module_at("::".join(use_path(source, original)), path)
+        if full is None:
+            return None
+        head, _, last = full.rpartition("/")
+        files = ctx.module_files(head, exact=True) if head else []
+        if files:
+            found = ctx.module_member(tuple(files), last, depth + 1)
+            if found is not None:
+                return found
+        files = ctx.module_files(full, exact=True)
+        return ctx.module(files) if files else None
 
     def _library_use(self, ctx: ImportContext, source: str, original: str, depth: int) -> Any:
         """A bench, test or example crate names the library by its crate name (``use
