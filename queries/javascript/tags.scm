@@ -208,6 +208,16 @@
     arguments: (arguments . (string) @source .))) @reference.import
   (#eq? @_require "require"))
 
+; const x = require('m').y   (@original: the member of the module)
+((variable_declarator
+  name: (identifier) @name
+  value: (member_expression
+    object: (call_expression
+      function: (identifier) @_require
+      arguments: (arguments . (string) @source .))
+    property: (property_identifier) @original)) @reference.import
+  (#eq? @_require "require"))
+
 ; ---------------------------------------------------------------------------
 ; Facts for resolving calls (codeloupe.graph), not shown as references:
 ;   base:   @name the class this one extends, @receiver its qualifier

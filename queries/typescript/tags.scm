@@ -281,6 +281,16 @@
     arguments: (arguments . (string) @source .))) @reference.import
   (#eq? @_require "require"))
 
+; const x = require('m').y   (@original: the member of the module)
+((variable_declarator
+  name: (identifier) @name
+  value: (member_expression
+    object: (call_expression
+      function: (identifier) @_require
+      arguments: (arguments . (string) @source .))
+    property: (property_identifier) @original)) @reference.import
+  (#eq? @_require "require"))
+
 ; ---------------------------------------------------------------------------
 ; Facts for resolving calls (codeloupe.graph), not shown as references:
 ;   base:    @name a class / interface this one extends or implements

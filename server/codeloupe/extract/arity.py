@@ -213,6 +213,30 @@ def _argument_type(a: Node, lang: Language) -> str:
         called = fn.text.decode("utf-8", "replace").replace("->", ".")
         if len(called) <= _TYPE_LIMIT and called.replace(".", "").replace("_", "").isalnum():
             return "@" + called  # `printer.CStr()`: what that call returns (the resolver reads it)
+    if a.type == "object_creation_expression" and (made := a.child_by_field_name("type")) is not None \
+            and made.text:  # Java, C# `new MyClass()`: exactly that class
+        return normal_type(made.text.decode("utf-8", "replace"))[:_TYPE_LIMIT]
+    if a.type in ("method_invocation", "invocation_expression"):  # Java, C# `getErrorString(v)`, `o.m()`
+        fn = a.child_by_field_name("function")
+        if fn is None and (name := a.child_by_field_name("name")) is not None:
+            obj = a.child_by_field_name("object")
+            called = (f"{obj.text.decode('utf-8', 'replace')}." if obj is not None and obj.text else "") + \
+                (name.text or b"").decode("utf-8", "replace")
+        else:
+            called = fn.text.decode("utf-8", "replace") if fn is not None and fn.text else ""
+        if called and len(called) <= _TYPE_LIMIT and called.replace(".", "").replace("_", "").isalnum():
+            return "@" + called  # what that call returns (the resolver reads its declared type)
+        return ""
+    if a.type == "binary_expression" and (op := a.child_by_field_name("operator")) is not None \
+            and op.type == "+":  # Java, C# `"x: " + x`: a string, where one side is one
+        sides = {lang.argument_literals.get(n.type) for n in (a.child_by_field_name("left"),
+                                                                 a.child_by_field_name("right")) if n is not None}
+        strings = {t for t in sides if t in ("String", "string")}
+        if strings:
+            return strings.pop()
+        left = a.child_by_field_name("left")
+        return _argument_type(left, lang) if left is not None and left.type == "binary_expression" \
+            and _argument_type(left, lang) in ("String", "string") else ""
     if a.type == "conditional_expression":  # `ok ? "true" : "false"`: the branches' type, when one
         branches = {_argument_type(b, lang) for b in (a.child_by_field_name("consequence"),
                                                        a.child_by_field_name("alternative")) if b is not None}

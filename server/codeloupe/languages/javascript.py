@@ -18,6 +18,7 @@ GLOBALS = frozenset({
     # the runtime's objects, where a file neither declares nor imports the name
     "process", "console", "Math", "globalThis", "window", "document", "navigator", "Intl",
 })
+_WHOLE_REQUIRE = re.compile(r"""^require\(\s*(['"`])[^'"`]*\1\s*\)$""")  # the module itself
 _MODULE_SUFFIX = re.compile(r"\.(m?[jt]sx?|cjs|cts|mts)$")
 # where a package keeps its entry when it has no index file at its top (package.json's
 # `main`, which the graph does not read)
@@ -109,8 +110,8 @@ class JavaScript(Language):
         files = ctx.module_files(modpath, exact=True) or self._package_main(ctx, modpath)
         if not files:
             return None
-        if original.startswith("*") or any(
-                text.startswith(self.module_loader) for text in ctx.assigned_texts(path, bound)):
+        if original.startswith("*") or any(  # `const m = require('./m')`, not `require('./m').x`
+                _WHOLE_REQUIRE.match(text) for text in ctx.assigned_texts(path, bound)):
             return ctx.module(files)
         return ctx.module_member(tuple(files), original, depth + 1)
 
