@@ -819,6 +819,52 @@ def test_a_type_test_narrows_the_receiver_in_the_branch_it_guards() -> None:
     assert got == {"H.cs::N.B.Pong"}
 
 
+def test_overloads_read_new_objects_concatenations_calls_casts_and_fields() -> None:
+    """The argument of an overloaded call typed as a reader types it: `new B()` is a B,
+    `"x" + n` a string, `name()` what name declares it returns, `(byte)x` a byte, a
+    field of the caller's class its declared type."""
+    java = ("p/E.java", "package p;\nclass Opts {}\nclass Cfg {}\nclass E {\n"
+            "  E(String m) {}\n  E(Throwable t) {}\n  E(Opts o) {}\n  E(Object o, int n) {}\n"
+            "  static String text() { return \"\"; }\n"
+            "  void f(int n) {\n    new E(\"bad: \" + n);\n    new E(text());\n    new E(new Opts());\n  }\n}\n")
+    g = _scratch({java[0]: java[1]})
+    ctors = {line: targets(g, java[0], "E.f", "E", line)[0] for line in (11, 12, 13)}
+    assert ctors == {11: {"p/E.java::E.E"}, 12: {"p/E.java::E.E"}, 13: {"p/E.java::E.E#3"}}, ctors
+    cs = ("W.cs", "namespace N {\nclass W {\n  uint serial;\n  public void Write(byte b) {}\n"
+          "  public void Write(uint u) {}\n  public void Write(string s) {}\n"
+          "  void F(int k) {\n    Write((byte)k);\n    Write(serial);\n    Write(\"a\" + k);\n  }\n}\n}\n")
+    g = _scratch({cs[0]: cs[1]})
+    got = {line: targets(g, cs[0], "N.W.F", "Write", line)[0] for line in (8, 9, 10)}
+    assert got == {8: {"W.cs::N.W.Write"}, 9: {"W.cs::N.W.Write#2"}, 10: {"W.cs::N.W.Write#3"}}, got
+
+
+def test_module_paths_and_members_each_language_names_them_by() -> None:
+    """Ruby: `Utils.f` in `module Rack` is Rack::Utils's module function wherever the
+    module is reopened, and a core class the repository does not define (`Regexp`) is
+    Ruby's. Rust: in a test crate, `crate::util` is tests/util (`mod util;`), and
+    `use crate::util::*` imports its items. JavaScript: `require('./u').f` is f."""
+    g = _scratch({
+        "lib/rack/utils.rb": "module Rack\n  module Utils\n    module_function\n    def clock\n    end\n"
+                             "    def quote(s)\n    end\n  end\nend\n",
+        "lib/rack/logger.rb": "module Rack\n  class Logger\n    def call(env)\n      Utils.clock\n"
+                              "      Regexp.quote(env)\n    end\n  end\nend\n"})
+    got, edges = targets(g, "lib/rack/logger.rb", "Rack.Logger.call", "clock", 4)
+    assert got == {"lib/rack/utils.rb::Rack.Utils.clock"} and str(edges[0].reason) == "import"  # not by name
+    got, _ = targets(g, "lib/rack/logger.rb", "Rack.Logger.call", "quote", 5)
+    assert not got and any(s in g.external for s in g.sites["lib/rack/logger.rb"] if s.line == 5)
+    g = _scratch({
+        "src/lib.rs": "pub fn req() {}\n",
+        "tests/util/mod.rs": "pub fn req() {}\npub fn other() {}\n",
+        "tests/t.rs": "mod util;\nuse crate::util::*;\n\nfn a() {\n    req();\n    util::other();\n}\n"})
+    assert targets(g, "tests/t.rs", "a", "req", 5)[0] == {"tests/util/mod.rs::req"}
+    assert targets(g, "tests/t.rs", "a", "other", 6)[0] == {"tests/util/mod.rs::other"}
+    g = _scratch({
+        "lib/u.js": "exports.isAbsolute = function (p) { return p; };\nexports.other = function () {};\n",
+        "lib/r.js": "var isAbsolute = require('./u').isAbsolute;\nfunction send(p) {\n  isAbsolute(p);\n}\n"})
+    got, edges = targets(g, "lib/r.js", "send", "isAbsolute", 3)
+    assert got == {"lib/u.js::isAbsolute"} and edges[0].confidence >= DEFAULT_MIN_CONFIDENCE, edges
+
+
 def test_unknown_receivers_keep_every_candidate_marked() -> None:
     g = load("python")
     got, edges = targets(g, PY, "Service.run", "send", 32)  # `unknown.send(data)`
