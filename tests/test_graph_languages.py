@@ -865,6 +865,20 @@ def test_module_paths_and_members_each_language_names_them_by() -> None:
     assert got == {"lib/u.js::isAbsolute"} and edges[0].confidence >= DEFAULT_MIN_CONFIDENCE, edges
 
 
+def test_a_macro_that_expands_to_specifiers_does_not_hide_a_definition() -> None:
+    """`#define PUGI__FN inline` (empty on another branch): `PUGI__FN xml_memory_page*
+    compact_get_page(...)` is a function the grammar reads only once the macro is
+    blanked (pugixml: 142 definitions lost or misnamed, `xml_encoding.get_wchar_encoding`)."""
+    cpp = ("#ifdef PUGIXML_HEADER_ONLY\n#define PUGI__FN inline\n#else\n#define PUGI__FN\n#endif\n"
+           "struct xml_memory_page { int n; };\nenum xml_encoding { encoding_auto };\n"
+           "PUGI__FN xml_memory_page* compact_get_page(const void* object)\n{\n    return 0;\n}\n"
+           "PUGI__FN xml_encoding get_wchar_encoding()\n{\n    return encoding_auto;\n}\n"
+           "PUGI__FN void use()\n{\n    compact_get_page(0);\n    get_wchar_encoding();\n}\n")
+    g = _scratch({"src/p.cpp": cpp})
+    assert targets(g, "src/p.cpp", "use", "compact_get_page", 18)[0] == {"src/p.cpp::compact_get_page"}
+    assert targets(g, "src/p.cpp", "use", "get_wchar_encoding", 19)[0] == {"src/p.cpp::get_wchar_encoding"}
+
+
 def test_unknown_receivers_keep_every_candidate_marked() -> None:
     g = load("python")
     got, edges = targets(g, PY, "Service.run", "send", 32)  # `unknown.send(data)`

@@ -38,7 +38,7 @@ from .expando import find_members, member_facts, own_functions, this_receivers
 from .jsdoc import jsdoc_facts
 from .macros import function_macro_refs, macro_refs
 from .narrowing import narrowed_refs
-from .parse import blank_macros, count_errors, parse, recover
+from .parse import blank_macros, blank_specifier_macros, count_errors, parse, recover
 from .preproc import preproc_facts
 from .references import make_references
 from .source import Source
@@ -102,6 +102,8 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
     if found_language != language:
         language, tree = found_language, None
     blanked = blank_macros(rules(language).blanked_macros, data)
+    if rules(language).preprocessor:  # `#define PUGI__FN inline`: `PUGI__FN int f()` read as `int f()`
+        blanked = blank_specifier_macros(blanked)
     if blanked is not data:
         data, tree = blanked, None
     if tree is None:

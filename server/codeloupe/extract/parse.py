@@ -3,6 +3,7 @@ that swallowed the rest of it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tree_sitter import Node, Tree
@@ -32,6 +33,64 @@ def blank_macros(pattern: Any, data: bytes) -> bytes:
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out)
+
+
+# `#define NAME body` (a line's first directive; a continued body is no specifier list)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\n]*?)[ \t]*(\\?)\r?$", re.M)
+# what a specifier-only macro may expand to (besides other such macros)
+_SPECIFIERS = frozenset(b"""inline static extern const constexpr virtual explicit __inline __inline__
+__forceinline __declspec __attribute__ noexcept""".split())
+_TOKEN = re.compile(rb"[A-Za-z_]\w*|\(|\)|\S")
+
+
+def blank_specifier_macros(data: bytes) -> bytes:
+    """``data`` with the uses of the file's object-like macros that expand to nothing
+    but declaration specifiers blanked (spaces, offsets kept): ``#define PUGI__FN
+    inline`` (or empty, on another branch) makes ``PUGI__FN xml_text& xml_text::operator=(int)``
+    a definition the grammar can read, where the macro left it an error that hid the
+    method's class. Every definition of the name in the file must be such; a body may
+    name another such macro (``#define PUGIXML_CLASS PUGIXML_API``)."""
+    if b"#" not in data or b"define" not in data:
+        return data
+    bodies: dict[bytes, list[bytes]] = {}
+    for m in _DEFINE.finditer(data):
+        bodies.setdefault(m.group(1), []).append(b"\\" if m.group(3) else m.group(2).split(b"//", 1)[0])
+    names: set[bytes] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, texts in bodies.items():
+            if name not in names and all(_specifiers_only(t, names) for t in texts):
+                names.add(name)
+                changed = True
+    if not names:
+        return data
+    use = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + rb")\b")
+    out = bytearray(data)
+    directive = re.compile(rb"^[ \t]*#[^\n]*", re.M)
+    skip = [m.span() for m in directive.finditer(data)]
+    blanked = False
+    i = 0
+    for m in use.finditer(data):
+        while i < len(skip) and skip[i][1] <= m.start():
+            i += 1
+        if i < len(skip) and skip[i][0] <= m.start() < skip[i][1]:
+            continue  # inside a preprocessor line (`#define`, `#if defined(X)`)
+        out[m.start():m.end()] = b" " * (m.end() - m.start())
+        blanked = True
+    return bytes(out) if blanked else data
+
+
+def _specifiers_only(body: bytes, names: set[bytes]) -> bool:
+    depth = 0
+    for tok in _TOKEN.findall(body):
+        if tok == b"(":
+            depth += 1
+        elif tok == b")":
+            depth -= 1
+        elif depth == 0 and tok not in _SPECIFIERS and tok not in names:
+            return False
+    return depth == 0
 
 
 def recover(language: str, data: bytes, tree: Tree) -> tuple[bytes, Tree]:
