@@ -89,7 +89,9 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #     a name a test binds (`x instanceof T t`, `x is T t`) typed; PHPDoc types (`@var`, `@param`,
 #     `@return`) are typing facts.
 # 30: Rust `mod x;` bindings and `use a::*` imports.
-EXTRACT_VERSION = 30
+# 31: C/C++ macros a file defines as declaration specifiers only are blanked where used;
+#     Java/C# arguments `new T()`, `"a" + x`, `f()` typed; `require('./m').x` an import of x.
+EXTRACT_VERSION = 31
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
