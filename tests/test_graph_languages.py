@@ -863,6 +863,13 @@ def test_module_paths_and_members_each_language_names_them_by() -> None:
         "lib/r.js": "var isAbsolute = require('./u').isAbsolute;\nfunction send(p) {\n  isAbsolute(p);\n}\n"})
     got, edges = targets(g, "lib/r.js", "send", "isAbsolute", 3)
     assert got == {"lib/u.js::isAbsolute"} and edges[0].confidence >= DEFAULT_MIN_CONFIDENCE, edges
+    g = _scratch({  # Go: `import . "pkg"` lends the package's names, called bare
+        "internal/tu/tu.go": "package tu\n\nfunc Check(x int) {}\n",
+        "other/o.go": "package other\n\nfunc Check(x int) {}\n",
+        "log_test.go": 'package log_test\n\nimport (\n\t. "example.com/log/internal/tu"\n)\n\n'
+                       "func TestX() {\n\tCheck(1)\n}\n"})
+    got, edges = targets(g, "log_test.go", "TestX", "Check", 8)
+    assert got == {"internal/tu/tu.go::Check"} and str(edges[0].reason) == "import", edges
 
 
 def test_a_macro_that_expands_to_specifiers_does_not_hide_a_definition() -> None:

@@ -126,9 +126,14 @@
     (interpreted_string_literal_content) @name) @source) @reference.import
 
 (import_spec
-  name: [(blank_identifier) (dot)]
+  name: (blank_identifier)
   path: (interpreted_string_literal
     (interpreted_string_literal_content) @name) @source) @reference.import
+
+; `import . "pkg"` (name "."): every exported name of the package, bare
+(import_spec
+  name: (dot) @name
+  path: (interpreted_string_literal) @source) @reference.import
 
 ; ---------------------------------------------------------------------------
 ; Facts for resolving calls (codeloupe.graph), not shown as references:

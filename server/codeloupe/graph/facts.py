@@ -98,7 +98,7 @@ def digest_refs(path: str, refs: list[RefRow], module: str, lang: Language,
                 variables.setdefault(enclosing if scope is not None else module, {}).setdefault(
                     r["name"], []).append(fact)
         elif kind == "import":
-            if r["name"] == "*":
+            if r["name"] in ("*", "."):  # `from m import *`, Go `import . "pkg"`
                 stars.append(r["source"] or "")
             else:
                 imports[r["name"]] = (r["source"] or r["name"], r.get("original") or r["name"])

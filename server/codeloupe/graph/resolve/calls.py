@@ -477,8 +477,11 @@ class Calls(Narrowing):
         stars = self.stars(path)
         if stars and module is not None:
             for source in stars:
-                modpath = lang.star_module_path(source, path)
-                files = self.module_files(modpath) if modpath else []
+                if lang.package_scope is PackageScope.DEFINITIONS:  # Go `import . "pkg"`: its folder
+                    files = self.package_files(source.strip('"`'))
+                else:
+                    modpath = lang.star_module_path(source, path)
+                    files = self.module_files(modpath) if modpath else []
                 if files:
                     member = self.module_member(tuple(files), name)
                     if isinstance(member, list):
