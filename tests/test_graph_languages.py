@@ -836,6 +836,18 @@ def test_overloads_read_new_objects_concatenations_calls_casts_and_fields() -> N
     g = _scratch({cs[0]: cs[1]})
     got = {line: targets(g, cs[0], "N.W.F", "Write", line)[0] for line in (8, 9, 10)}
     assert got == {8: {"W.cs::N.W.Write"}, 9: {"W.cs::N.W.Write#2"}, 10: {"W.cs::N.W.Write#3"}}, got
+    cs = ("V.cs", "namespace N {\nclass Sig { public static readonly Sig Str; }\nclass Entry { public byte Key; }\n"
+          "class V {\n  public void Put(byte b) {}\n  public void Put(Sig s) {}\n  public void Put(string s) {}\n"
+          "  void F(Entry e) {\n    Put(e.Key);\n    Put(Sig.Str);\n  }\n}\n}\n")
+    g = _scratch({cs[0]: cs[1]})  # a field of a typed local, a static field of a class
+    got = {line: targets(g, cs[0], "N.V.F", "Put", line)[0] for line in (9, 10)}
+    assert got == {9: {"V.cs::N.V.Put"}, 10: {"V.cs::N.V.Put#2"}}, got
+    cs = ("C.cs", "namespace N {\nclass Conn {\n  internal virtual void AddMatch(string r) {}\n}\n"
+          "class Bus : Conn {\n  internal override void AddMatch(string r) {}\n}\n"
+          "class M {\n  static Conn bus;\n  void F() {\n    bus.AddMatch(\"x\");\n  }\n}\n}\n")
+    g = _scratch({cs[0]: cs[1]})  # C#: a virtual method's overrides run too
+    got, _ = targets(g, cs[0], "N.M.F", "AddMatch", 11)
+    assert got == {"C.cs::N.Conn.AddMatch", "C.cs::N.Bus.AddMatch"}, got
 
 
 def test_module_paths_and_members_each_language_names_them_by() -> None:

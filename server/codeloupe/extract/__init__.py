@@ -92,7 +92,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 31: C/C++ macros a file defines as declaration specifiers only are blanked where used;
 #     Java/C# arguments `new T()`, `"a" + x`, `f()` typed; `require('./m').x` an import of x.
 # 32: Go `import . "pkg"` is a `*` import of the package.
-EXTRACT_VERSION = 32
+# 33: a member access argument (`entry.Key`) shown as `=entry.Key`.
+EXTRACT_VERSION = 33
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

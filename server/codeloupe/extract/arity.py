@@ -17,6 +17,8 @@ address), empty when the call does not show it.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ..languages import Language
@@ -184,6 +186,12 @@ def call_arity(name_node: Node, lang: Language) -> str:
     return ""
 
 
+# a field of a name as an argument: C# `member_access_expression`, Java `field_access`, C++
+# `field_expression`; read as `=name.field` (the resolver reads the field's declared type)
+_MEMBER_NODES = frozenset({"member_access_expression", "field_access", "field_expression"})
+_MEMBER = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
+
+
 def _argument_type(a: Node, lang: Language) -> str:
     """What a call shows of an argument's type: a literal's (``1.5`` → ``double``),
     ``=name`` for a name and ``=name*`` for its address (the resolver reads its
@@ -244,6 +252,9 @@ def _argument_type(a: Node, lang: Language) -> str:
         return "" if only.startswith("=") else only  # two names: their declared types may differ
     if a.type == "identifier":
         return "=" + text
+    if a.type in _MEMBER_NODES:  # `entry.Key`, `Signature.StringSig`, `p->size`: the field's declared type
+        member = text.replace("->", ".").replace(" ", "")
+        return "=" + member if _MEMBER.match(member) else ""
     if a.type == "this":  # the caller's class (Java, C#: `select(query, this)`)
         return "=this"
     if a.type == "pointer_expression" and text.startswith("&"):  # C++ `&value`

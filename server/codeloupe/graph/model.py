@@ -156,7 +156,8 @@ class TypeRef:
 # 19: a receiver narrowed by a type test; types declared together, the most specific
 # 20: an overload's argument that is a field of the caller's class; Ruby module functions
 #    through a lexical constant; Rust paths from the crate root, `self` and `super`
-RESOLUTION = 20
+# 21: C# calls dispatched to overrides; an argument `a.f` typed by the field's declaration
+RESOLUTION = 21
 
 
 class ValueKind(StrEnum):

@@ -12,6 +12,10 @@ from .java import package_import
 class CSharp(Language):
     """C#."""
 
+    # a call on a class-typed value also runs the overrides in its subclasses: C# lets a
+    # method be overridden (`override`) only where the base declares it virtual or
+    # abstract, so a subclass's method of the name is one (a `new` one hiding it is rare)
+    self_dispatch = True
     name = grammar = "csharp"
     type_tests = "(if_statement condition: (_) @cond consequence: (_) @body)"
     extensions = (".cs",)

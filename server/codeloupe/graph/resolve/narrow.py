@@ -232,6 +232,9 @@ class Narrowing(Values):
         if not shown.startswith("="):
             return shown, True
         name, address = shown[1:].rstrip("*"), shown.endswith("*")
+        if "." in name:  # `entry.Key`: the field's declared type
+            field = self._member_type(path, caller, *name.split(".", 1))
+            return (normal_type(field) + ("*" if address else ""), False) if field is not None else None
         local = self.local_vars(path, caller, name)
         typed = [f.text for f in local if f.form is FactForm.TYPED]
         if not local and (field := self._field_type(caller, name)) is not None:
@@ -243,6 +246,23 @@ class Narrowing(Values):
         if len(set(typed)) != 1:  # declared in several blocks: the one type, if they agree
             return None
         return normal_type(typed[0]) + ("*" if address else ""), False
+
+    def _member_type(self, path: str, caller: str, head: str, attr: str) -> str | None:
+        """The one declared type of field ``attr`` of what ``head`` is: a local or a field
+        of the caller's class of a declared class type, else a class (a static field)."""
+        local = [f.text for f in self.local_vars(path, caller, head) if f.form is FactForm.TYPED]
+        declared = local[0] if len(set(local)) == 1 else None if local else self._field_type(caller, head)
+        lang = self.language_of(path)
+        classes = self._classes_named(_bare(declared), path, lang) if declared else \
+            [] if local else self._classes_named(head, path, lang)
+        for cls in classes[:1] if len(classes) == 1 else ():
+            for cid in self._mro(cls.id)[0]:
+                owner = self.symbol(cid)
+                types = {f.text for f in (self.attr_facts(owner, attr) if owner is not None else ())
+                         if f.form is FactForm.TYPED}
+                if types:
+                    return types.pop() if len(types) == 1 else None
+        return None
 
     def _field_type(self, caller: str, name: str) -> str | None:
         """The one type declared for field ``name`` of the caller's class or a base of
