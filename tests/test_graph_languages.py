@@ -484,7 +484,9 @@ CASES = {
         (CSM, "Acme.Service.Run", "Retrying", 31,
          {f"{CS}::Acme.Net.RetryingTransport", f"{CS}::Acme.Net.RetryingTransport.RetryingTransport"}, "import"),
         (CSM, "Acme.Service.Run", "Send", 32, {f"{CS}::Acme.Net.RetryingTransport.Send"}, "type"),
-        (CSM, "Acme.Service.Run", "Send", 33, {f"{CS}::Acme.Net.Transport.Send"}, "type"),  # a parameter
+        # a parameter: the virtual method and its override (C# overrides only a virtual one)
+        (CSM, "Acme.Service.Run", "Send", 33,
+         {f"{CS}::Acme.Net.Transport.Send": "type", f"{CS}::Acme.Net.RetryingTransport.Send": "subclass"}, None),
         (CSM, "Acme.Service.Run", "Send", 34, {f"{CSM}::Acme.Mailer.Send"}, "type"),  # a field
         (CSM, "Acme.Service.Run", "ToUpper", 36, None, None),
         (CSM, "Acme.Factory.Use", "Make", 46, {f"{CSM}::Acme.Factory.Make"}, "self"),
@@ -501,9 +503,8 @@ CASES = {
         (PHR, "App.Net.RetryingTransport.send", "send", 20, {f"{PHT}::App.Net.Transport.send"}, "super"),
         (PHM, "App.Mailer.__construct", "Transport", 14,
          {f"{PHT}::App.Net.Transport", f"{PHT}::App.Net.Transport.__construct"}, "import"),
-        # `$this->transport`: a typed property, set in the constructor
-        (PHM, "App.Mailer.send", "send", 19,
-         {f"{PHT}::App.Net.Transport.send": "type", f"{PHR}::App.Net.RetryingTransport.send": "subclass"}, None),
+        # a property declared a Transport and given only `new Transport(...)`: exactly one
+        (PHM, "App.Mailer.send", "send", 19, {f"{PHT}::App.Net.Transport.send"}, "type"),
         (PHM, "App.run", "Mailer", 25, {f"{PHM}::App.Mailer", f"{PHM}::App.Mailer.__construct"}, "local"),
         (PHM, "App.run", "send", 26, {f"{PHM}::App.Mailer.send"}, "type"),  # `$m = new Mailer()`
         # `use App\Net\RetryingTransport as Retrying;`: the constructor it inherits

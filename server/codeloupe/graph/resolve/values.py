@@ -528,6 +528,7 @@ class Values(Callbacks):
         classes: list[str] = []
         kind_out: ValueKind | None = None
         external = False
+        exact = True  # every part made right there (`Transport t = new Transport()`)
         for cid in ids:
             found, ext = self._lookup(cid, attr, depth=depth + 1)
             external = external or (ext and not found)
@@ -536,6 +537,7 @@ class Values(Callbacks):
                 if value is not None and value != EXTERNAL:
                     classes.extend(value.ids)
                     kind_out = value.kind
+                    exact = exact and value.exact
                 external = external or value == EXTERNAL  # a method returning outside values
                 continue
             if is_call:
@@ -544,6 +546,7 @@ class Values(Callbacks):
                 if value is not None and value != EXTERNAL:
                     classes.extend(value.ids)
                     kind_out = value.kind
+                    exact = exact and value.exact
                 continue
             for mid in self._mro(cid, depth + 1)[0]:
                 cls = self.symbol(mid)
@@ -552,11 +555,12 @@ class Values(Callbacks):
                     if got is not None and got != EXTERNAL:
                         classes.extend(got.ids)
                         kind_out = got.kind
+                        exact = exact and got.exact
                     elif got == EXTERNAL:
                         external = True
                     break
         if classes:
-            return Value(kind_out, tuple(dict.fromkeys(classes)))  # type: ignore[arg-type]
+            return Value(kind_out, tuple(dict.fromkeys(classes)), exact)  # type: ignore[arg-type]
         return EXTERNAL if external else None
 
     def _compute_attr(self, cls_id: str, attr: str, depth: int) -> Value | None:
@@ -572,9 +576,18 @@ class Values(Callbacks):
         first = self._facts_value(typed, cls.path, depth + 1) if typed else None
         if first is None and typed and rules(cls.language).impl_blocks:  # `a: T`, `impl<T: Buf> .. for S<T>`
             first = self._impl_bound(cls, [f.text for f in typed], depth + 1)
+        if typed and first is not None and first != EXTERNAL and rest and not any(
+                (d := self.symbol(c)) is not None and d.kind in ("interface", "trait") for c in first.ids):
+            # declared as a class (through an interface, every implementation is read as reached)
+            made = self._facts_value(rest, cls.path, depth + 1)
+            if made is not None and made != EXTERNAL and made.exact and made.kind is first.kind and all(
+                    set(first.ids) & set(self._mro(c)[0]) for c in made.ids):
+                return made  # `Transport t = new Transport()`, and nothing else assigned: exactly that
         if typed and (first is not None and first != EXTERNAL or not rest):
             return first  # the annotation, when it names repository classes
         value = self._facts_value(rest, cls.path, depth + 1)
+        if value is not None and value.exact:  # undeclared: code elsewhere may assign it too
+            value = value._replace(exact=False)
         return value if value is not None or not typed else first
 
     def _symbols_of(self, ids: tuple[str, ...]) -> list[SymbolInfo]:
