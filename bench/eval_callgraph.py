@@ -825,7 +825,8 @@ def decide(project: str, status: str, reason: str, target: str = "", code: str =
            line: int = 0, systems: str = "", revise: bool = False) -> int:
     """Record a decision on the open pairs of a project's truth that match every filter
     given (target id contains, code line regex, path contains, line, systems exactly, as
-    comma-separated names): status "true"/"false" and the reason, read by hand. With
+    comma-separated names; a target that is a whole id, with ``::``, matches only that id:
+    ``Foo.bar`` would also match ``Foo.bar#2``): status "true"/"false" and the reason, read by hand. With
     ``revise``, one pair already agreed or decided, read again and found otherwise (path,
     line and target given). The number decided."""
     if status not in ("true", "false"):
@@ -838,7 +839,8 @@ def decide(project: str, status: str, reason: str, target: str = "", code: str =
         raise SystemExit(f"{project}: no truth yet (run it first)")
     n = 0
     for e in truth["sites"]:
-        if (e["status"] == "to adjudicate") == revise or (target and target not in e["target"]) or (
+        if (e["status"] == "to adjudicate") == revise or (target and (
+                target != e["target"] if "::" in target else target not in e["target"])) or (
                 code and not re.search(code, e["code"])) or (path and path not in e["path"]) or (
                 line and e["line"] != line) or (systems and ",".join(e["systems"]) != systems):
             continue

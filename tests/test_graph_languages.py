@@ -897,6 +897,16 @@ def test_a_macro_that_expands_to_specifiers_does_not_hide_a_definition() -> None
     g = _scratch({"src/p.cpp": cpp})
     assert targets(g, "src/p.cpp", "use", "compact_get_page", 18)[0] == {"src/p.cpp::compact_get_page"}
     assert targets(g, "src/p.cpp", "use", "get_wchar_encoding", 19)[0] == {"src/p.cpp::get_wchar_encoding"}
+    # the class in `namespace pugi` of the header, its methods defined where no namespace is
+    # seen around them (a macro opens it): a bare `set(v)` in one is the class's own
+    hpp = "namespace pugi {\nclass xml_text {\npublic:\n    bool set(int v);\n    void assign(int v);\n};\n" \
+          "class xpath_variable {\npublic:\n    bool set(double v);\n};\n}\n"
+    cpp = ('#include "t.hpp"\n'
+           "bool xml_text::set(int v) { return true; }\nvoid xml_text::assign(int v)\n{\n    set(v);\n}\n"
+           "bool xpath_variable::set(double v) { return false; }\n")
+    g = _scratch({"src/t.hpp": hpp, "src/t.cpp": cpp})
+    got, edges = targets(g, "src/t.cpp", "xml_text.assign", "set", 5)
+    assert got == {"src/t.cpp::xml_text.set"} and str(edges[0].reason) == "self", edges
 
 
 def test_unknown_receivers_keep_every_candidate_marked() -> None:

@@ -157,7 +157,9 @@ class TypeRef:
 # 20: an overload's argument that is a field of the caller's class; Ruby module functions
 #    through a lexical constant; Rust paths from the crate root, `self` and `super`
 # 21: C# calls dispatched to overrides; an argument `a.f` typed by the field's declaration
-RESOLUTION = 21
+# 22: a field declared as a class given only values made there is exactly those; a C++
+#    class's methods defined where its namespace is not seen
+RESOLUTION = 22
 
 
 class ValueKind(StrEnum):

@@ -110,6 +110,14 @@ class Scopes(Reads):
         (Go methods in other files of the package, Rust ``impl`` blocks, C++ ``Foo::bar``)."""
         found = list(self.children(cls.id, name))
         qualified = self.qualified_members(cls.qualified_name, name)
+        if not qualified and rules(cls.language).out_of_line_methods and "." in cls.qualified_name:
+            # `xml_text::set` defined where the extractor saw no `namespace pugi` around it
+            # (a macro-opened namespace): the class's name without its namespaces
+            parts = cls.qualified_name.split(".")
+            for i in range(1, len(parts)):
+                qualified = self.qualified_members(".".join(parts[i:]), name)
+                if qualified:
+                    break
         if qualified:
             here = folder(cls.path)
             apart = rules(cls.language).methods_apart
