@@ -126,8 +126,13 @@ class Graph(queries.EdgeQueries):
 
     def ready_for_edits(self) -> int:
         """Index the remembered lookups by the keys they read (``Memo.index``), which the
-        first ``replace_file`` would do otherwise; how many were."""
-        return self._resolver.memo.index()
+        first ``replace_file`` would do otherwise; how many were. The index (a list of
+        readers per key: 1.5M lists at the standard library) lasts as the map does, so
+        it goes to the permanent generation with it (``gc_paused``): left to the
+        collector, every full collection walked it again, 20 ms in the middle of an
+        edit's update."""
+        with gc_paused(settle=True):
+            return self._resolver.memo.index()
 
     # --- queries (graph.queries; those over the edges alone: queries.EdgeQueries) ---------
 
