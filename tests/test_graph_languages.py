@@ -876,6 +876,12 @@ def test_module_paths_and_members_each_language_names_them_by() -> None:
         "lib/r.js": "var isAbsolute = require('./u').isAbsolute;\nfunction send(p) {\n  isAbsolute(p);\n}\n"})
     got, edges = targets(g, "lib/r.js", "send", "isAbsolute", 3)
     assert got == {"lib/u.js::isAbsolute"} and edges[0].confidence >= DEFAULT_MIN_CONFIDENCE, edges
+    g = _scratch({  # TypeScript: `function f(this: Annotation)`: `this` is what it declares
+        "a.ts": "export interface Annotation {\n  extend_(k: string): boolean\n}\n"
+                "class Other {\n  extend_(k: string): boolean { return true }\n}\n"
+                "function make_(this: Annotation, k: string): boolean {\n  return this.extend_(k)\n}\n"})
+    got, edges = targets(g, "a.ts", "make_", "extend_", 8)
+    assert got == {"a.ts::Annotation.extend_"} and str(edges[0].reason) == "type", edges
     g = _scratch({  # Go: `import . "pkg"` lends the package's names, called bare
         "internal/tu/tu.go": "package tu\n\nfunc Check(x int) {}\n",
         "other/o.go": "package other\n\nfunc Check(x int) {}\n",

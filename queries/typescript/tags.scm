@@ -325,6 +325,11 @@
   pattern: (identifier) @name
   type: (type_annotation (_) @source)?) @reference.typed
 
+; `function f(this: Annotation, ...)`: what `this` is in the function's body
+(required_parameter
+  pattern: (this) @name
+  type: (type_annotation (_) @source)) @reference.typed
+
 (variable_declarator
   name: (identifier) @name
   type: (type_annotation (_) @source)) @reference.typed

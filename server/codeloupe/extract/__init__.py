@@ -93,7 +93,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 #     Java/C# arguments `new T()`, `"a" + x`, `f()` typed; `require('./m').x` an import of x.
 # 32: Go `import . "pkg"` is a `*` import of the package.
 # 33: a member access argument (`entry.Key`) shown as `=entry.Key`.
-EXTRACT_VERSION = 33
+# 34: TypeScript `this: T` parameters typed.
+EXTRACT_VERSION = 34
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 

@@ -25,6 +25,7 @@ from ..model import (
     EXTERNAL,
     FUNCTION_KINDS,
     CallSite,
+    FactForm,
     Reason,
     SymbolInfo,
     Target,
@@ -356,6 +357,13 @@ class Calls(Narrowing):
         calling its host)."""
         cls = self.enclosing_class(caller)
         lang = self.language_of(path)
+        declared = [f.text for f in self.local_vars(path, caller, "this") if f.form is FactForm.TYPED]
+        if declared:  # TypeScript `function f(this: Annotation)`: the type it declares
+            value = self._type_value(declared[0], path, caller)
+            found_value = self._value_call(value, caller, name, lang) \
+                if value is not None and value != EXTERNAL and value.kind is INSTANCE else None
+            if found_value is not None and found_value[0]:
+                return found_value
         if cls is None:
             return self._by_name(name, with_receiver=True, lang=lang)
         found, external = self._lookup(cls.id, name)
