@@ -38,8 +38,9 @@ has nothing left to adjudicate; else against the decided pairs only (labelled
 their truth gzipped under bench/eval/callgraph_<split>/ (committed, so a new checkout keeps
 the reading), and print counts only: nobody tuning the graph looks at them
 (``--score-heldout`` is for the final measurement, never while tuning; its scores go to
-bench/results/eval_callgraph_<split>.json). ``heldout`` was scored on 2026-12-06 and is
-tuned on since (a second dev split); ``heldout2`` is the split nobody has tuned on.
+bench/results/eval_callgraph_<split>.json). ``heldout`` and ``heldout2`` were scored on
+2026-12-06 and are tuned on since (dev splits now); ``heldout3`` is the split nobody has
+tuned on.
 """
 
 from __future__ import annotations
@@ -77,9 +78,10 @@ TOOLS = HERE / ".cache" / "tools"
 CANDIDATES = HERE / "eval" / "callgraph_candidates"
 TRUTH = HERE / "eval" / "callgraph_truth"
 # Held-out splits: ``heldout`` (the first, read 2026-12-01/02, scored once on 2026-12-06 and
-# since then tuned on like dev: spent) and ``heldout2`` (never scored nor tuned on). A
-# split's candidates: under CACHE / <split>, rebuilt by a run, never committed.
-HELDOUT_SPLITS = ("heldout", "heldout2")
+# since then tuned on like dev: spent), ``heldout2`` (made and scored once on 2026-12-06,
+# then its misses examined: spent too) and ``heldout3`` (made 2026-12-06, never tuned on).
+# A split's candidates: under CACHE / <split>, rebuilt by a run, never committed.
+HELDOUT_SPLITS = ("heldout", "heldout2", "heldout3")
 # Held-out truth: committed (a new checkout must not lose hours of reading), gzipped so that
 # nobody tuning the graph meets a held-out pair in a grep; read only by --decide, --open and
 # --score-heldout. bench/eval/callgraph_<split>/<project>.json.gz
