@@ -876,6 +876,16 @@ def test_module_paths_and_members_each_language_names_them_by() -> None:
         "lib/r.js": "var isAbsolute = require('./u').isAbsolute;\nfunction send(p) {\n  isAbsolute(p);\n}\n"})
     got, edges = targets(g, "lib/r.js", "send", "isAbsolute", 3)
     assert got == {"lib/u.js::isAbsolute"} and edges[0].confidence >= DEFAULT_MIN_CONFIDENCE, edges
+    g = _scratch({  # Ruby: a class reopened in another file is one class, bases and all; an
+        # outer class's methods are not reached bare from a module nested in it
+        "lib/p/base.rb": "module P\n  class Base\n    def add_text(t)\n    end\n  end\nend\n",
+        "lib/p/k.rb": "module P\n  class K < Base\n  end\nend\n",
+        "lib/p/k/part.rb": "module P\n  class K\n    def parse\n      add_text(1)\n    end\n  end\nend\n",
+        "lib/outer.rb": "class Outer\n  def helper\n  end\n  module Inner\n    def run\n      helper(1)\n    end\n  end\nend\n"})
+    got, edges = targets(g, "lib/p/k/part.rb", "P.K.parse", "add_text", 4)
+    assert got == {"lib/p/base.rb::P.Base.add_text"} and str(edges[0].reason) == "self", edges
+    _, edges = targets(g, "lib/outer.rb", "Outer.Inner.run", "helper", 6)
+    assert all(e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges), edges
     g = _scratch({  # TypeScript: `function f(this: Annotation)`: `this` is what it declares
         "a.ts": "export interface Annotation {\n  extend_(k: string): boolean\n}\n"
                 "class Other {\n  extend_(k: string): boolean { return true }\n}\n"

@@ -159,7 +159,9 @@ class TypeRef:
 # 21: C# calls dispatched to overrides; an argument `a.f` typed by the field's declaration
 # 22: a field declared as a class given only values made there is exactly those; a C++
 #    class's methods defined where its namespace is not seen
-RESOLUTION = 22
+# 23: TypeScript `this: T`; Ruby classes reopened across files are one class, an outer class's
+#    methods not reached bare from a module nested in it, `super` never the method itself
+RESOLUTION = 23
 
 
 class ValueKind(StrEnum):

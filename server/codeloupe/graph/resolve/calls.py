@@ -135,6 +135,7 @@ class Calls(Narrowing):
             if cls is None or method is None or method.kind not in FUNCTION_KINDS:
                 return [], False
             found, external = self._lookup(cls.id, method.name, skip_self=True)
+            found = [f for f in found if f.id != caller]  # `super` in a module's method: never itself
             return (self._targets(found, SUPER), False) if found else ([], external)
         if cls is None:
             return [], False
@@ -409,7 +410,12 @@ class Calls(Narrowing):
     def _scope_call(self, path: str, caller: str, name: str, lang: Language, module: str | None) -> Targets | None:
         """A definition or a local variable of a scope around the call (a member of
         the class, in a language whose methods call it bare), or of the file."""
-        for s in self._scopes(caller):
+        own = None  # Ruby: `self` is the innermost class or module; an outer one's methods are not
+        for s in self._scopes(caller):  # reached bare (`attr_accessor` in `module Actions` in `class Thor`)
+            if lang.constant_paths and (s.kind in CLASS_KINDS or s.kind == "module") and s.id != module:
+                if own is not None and s.id != own:
+                    continue
+                own = s.id
             if s.kind in CLASS_KINDS:
                 if lang.implicit_this:
                     found, _ = self._lookup(s.id, name)

@@ -157,23 +157,40 @@ class Scopes(Reads):
             return False
         external = False
         lang = rules(cls.language)
+        parts = [cls]
+        if lang.constant_paths and cls.kind == "class":
+            # Ruby: a class reopened in other files is one class (`class Kramdown` in each of
+            # parser/kramdown/*.rb, `< Base` written in one of them): its parts come next,
+            # then the bases of each (a module's parts are one for bare calls: ``_scope_call``)
+            for other in self._reopened(cls, depth + 1)[1:]:
+                if other.id not in seen:
+                    seen.add(other.id)
+                    order.append(other.id)
+                    parts.append(other)
         if lang.impl_blocks and cls.kind == "impl":
             value = self._type_value(cls.name, cls.path, cls.parent or "", depth + 1)
             for same in value.ids if value is not None and value.kind is INSTANCE else ():
                 external |= self._visit_bases(same, depth + 1, seen, order)
-        for qualifier, name in self.bases(cls):
-            if name in _ROOT_CLASSES:
-                continue
-            value = self._base_value(cls, lang, qualifier, name, depth)
-            if value is None or value.kind not in (INSTANCE, CLASS):
-                external = True
-                continue
-            for base in value.ids:
-                external |= self._visit_bases(base, depth + 1, seen, order)
+        for part in parts:
+            for qualifier, name in self.bases(part):
+                if name in _ROOT_CLASSES:
+                    continue
+                value = self._base_value(part, lang, qualifier, name, depth)
+                if value is None or value.kind not in (INSTANCE, CLASS):
+                    external = True
+                    continue
+                for base in value.ids:
+                    external |= self._visit_bases(base, depth + 1, seen, order)
         return external
 
     def _base_value(self, cls: SymbolInfo, lang: Language, qualifier: str, name: str, depth: int) -> Value | None:
         """The classes a base as written names (Ruby: a mixed-in module)."""
+        if lang.constant_paths and qualifier:  # `include ::Kramdown::Utils::Html`, `< Parser::Base`
+            dotted = ".".join(p for p in qualifier.replace("::", ".").split(".") if p) + "." + name
+            found = [c for c in self._qualified(dotted, lang, _CONSTANT_KINDS)
+                     if not qualifier.lstrip().startswith("::") or c.qualified_name == dotted]
+            if found:
+                return Value(INSTANCE, tuple(c.id for c in found))
         value = self._type_value(f"{qualifier}.{name}" if qualifier else name, cls.path, cls.parent or "", depth + 1)
         if value is None and lang.constant_paths and not qualifier:  # `include Base` in `class Thor`: Thor::Base
             nested = self._nested_constant(cls, name, lang)
