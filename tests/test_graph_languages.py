@@ -831,6 +831,14 @@ def test_overloads_read_new_objects_concatenations_calls_casts_and_fields() -> N
     g = _scratch({java[0]: java[1]})
     ctors = {line: targets(g, java[0], "E.f", "E", line)[0] for line in (11, 12, 13)}
     assert ctors == {11: {"p/E.java::E.E"}, 12: {"p/E.java::E.E"}, 13: {"p/E.java::E.E#3"}}, ctors
+    java = ("p/A.java", "package p;\ninterface Matcher<T> {}\nclass A {\n"
+            "  static <T> void assertThat(T actual, Matcher<? super T> m) {}\n"
+            "  static void assertThat(String reason, boolean ok) {}\n"
+            "  static <T> Matcher<T> equalTo(T x) { return null; }\n"
+            "  void f(String s) {\n    assertThat(s, equalTo(\"x\"));\n  }\n}\n")
+    g = _scratch({java[0]: java[1]})  # a Matcher<T> is a Matcher<? super T>, never a boolean
+    got, _ = targets(g, java[0], "A.f", "assertThat", 8)
+    assert got == {"p/A.java::A.assertThat"}, got
     cs = ("W.cs", "namespace N {\nclass W {\n  uint serial;\n  public void Write(byte b) {}\n"
           "  public void Write(uint u) {}\n  public void Write(string s) {}\n"
           "  void F(int k) {\n    Write((byte)k);\n    Write(serial);\n    Write(\"a\" + k);\n  }\n}\n}\n")

@@ -191,6 +191,8 @@ class Language:
     preprocessor = False
     jsdoc = False  # `@param {T} x` / `@returns {T}` in docs are typing facts
     phpdoc = False  # `@param T $x` / `@return T` in docs are typing facts
+    # an overload's class argument fits a primitive parameter only by unboxing (Java, C#)
+    primitives_box_only = False
     # a query of the branches a type test guards (``extract.narrowing``: ``@cond`` the
     # condition, ``@body`` the branch it guards): `x instanceof T`, `isinstance(x, T)`…
     type_tests = ""

@@ -40,6 +40,7 @@ class CSharp(Language):
     argument_wrapper_nodes = frozenset({"argument"})
     overloads = True
     cast_argument_types = True  # `Write((byte)x)`: the cast type is the argument's
+    primitives_box_only = True
     argument_literals = {"string_literal": "string", "verbatim_string_literal": "string",
                          "raw_string_literal": "string", "interpolated_string_expression": "string",
                          "character_literal": "char", "boolean_literal": "bool", "null_literal": "nullptr",

@@ -50,6 +50,7 @@ class Java(Language):
     variadic_parameter_nodes = frozenset({"spread_parameter"})
     varargs_are_arrays = True
     cast_argument_types = True
+    primitives_box_only = True
     enum_from_number = False
     skipped_parameter_nodes = frozenset({"line_comment", "block_comment"})
     argument_list_nodes = frozenset({"argument_list"})

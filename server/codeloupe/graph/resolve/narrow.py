@@ -193,6 +193,7 @@ class Narrowing(Values):
 
         def fits(arg: str, param: str) -> bool | None:
             return self._class_fits(arg, param, path)
+        boxed_only = self.language_of(path).primitives_box_only
         keep: set[str] = set()
         for group in groups.values():
             if len(group) < 2:
@@ -200,7 +201,7 @@ class Narrowing(Values):
                 continue
             fit = [t for t in group if args < 0 or self._takes(t.target, args) is not False] or group
             types = {t.target: self.param_types_of(symbols[t.target]) or () for t in fit}
-            scored = [(_fit(types[t.target], given, enum, fits), t) for t in fit]
+            scored = [(_fit(types[t.target], given, enum, fits, boxed_only), t) for t in fit]
             viable = [(score, t) for score, t in scored if score >= 0] or [(0, t) for t in fit]
             best = max(score for score, _ in viable)
             chosen = [t for score, t in viable if score == best]
@@ -331,11 +332,14 @@ class Narrowing(Values):
 
 def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None],
          is_enum: Callable[[str], bool] | None = None,
-         class_fits: Callable[[str, str], bool | None] | None = None) -> int:
+         class_fits: Callable[[str, str], bool | None] | None = None,
+         boxed_only: bool = False) -> int:
     """How a call's arguments fit a function's parameters: -1 when one cannot convert
     (a string literal to a number, a number to a pointer, with ``is_enum`` a number to
-    an enum) or a template's type parameter is deduced two ways (``T`` from an ``int``
-    and from an ``XMLError``), else the exact matches."""
+    an enum; with ``boxed_only``, Java's and C#'s rule, a class to a primitive unless it
+    boxes one: a ``Matcher`` is no ``boolean``) or a template's type parameter is
+    deduced two ways (``T`` from an ``int`` and from an ``XMLError``), else the exact
+    matches; generic arguments do not count (``Matcher<T>`` is a ``Matcher<? super T>``)."""
     if params is None:
         return 0
     score = 0
@@ -349,8 +353,11 @@ def _fit(params: tuple[str, ...] | None, given: list[tuple[str, bool] | None],
             if seen is not arg and not _same_type(seen, arg):
                 return -1
             score += 1
-        elif _bare(param) == _bare(text) or not certain and _bare(param).rstrip("*") == _bare(text).rstrip("*"):
+        elif _erased(param) == _erased(text) or not certain and _erased(param).rstrip("*") == _erased(text).rstrip("*"):
             score += 1
+        elif boxed_only and _erased(param) in _PRIMITIVES and _erased(text)[:1].isupper() \
+                and _erased(text) not in _BOXED:
+            return -1
         elif certain and (not _converts(text, param) or is_enum is not None and text in ARITHMETIC_TYPES
                           and is_enum(param) or class_fits is not None and text not in ARITHMETIC_TYPES
                           and "*" not in text and class_fits(text, param) is False):
@@ -385,6 +392,19 @@ def _deduced(params: tuple[str, ...], given: list[tuple[str, bool] | None]) -> t
         else:
             out.append(param)
     return tuple(out) if len(out) == len(given) else None
+
+
+# Java's and C#'s primitive types, and the classes that unbox to one
+_PRIMITIVES = frozenset({"boolean", "byte", "short", "int", "long", "float", "double", "char", "bool",
+                         "sbyte", "ushort", "uint", "ulong", "decimal"})
+_BOXED = frozenset({"Boolean", "Byte", "Short", "Integer", "Long", "Float", "Double", "Character",
+                    "Nullable", "T", "E", "K", "V", "U", "R"})  # one-letter names: a type parameter
+
+
+def _erased(t: str) -> str:
+    """A type without its namespace and its generic arguments (``a.Matcher<? super T>`` →
+    ``Matcher``)."""
+    return _bare(t.split("<", 1)[0].strip()) if "<" in t and not t.startswith("<") else _bare(t)
 
 
 def _bare(t: str) -> str:
