@@ -894,6 +894,14 @@ def test_module_paths_and_members_each_language_names_them_by() -> None:
     assert got == {"lib/p/base.rb::P.Base.add_text"} and str(edges[0].reason) == "self", edges
     _, edges = targets(g, "lib/outer.rb", "Outer.Inner.run", "helper", 6)
     assert all(e.confidence < DEFAULT_MIN_CONFIDENCE for e in edges), edges
+    g = _scratch({  # Rust: `(**self).to_value()` in `impl<T: ToValue> ToValue for &T`: the trait, every impl
+        "src/lib.rs": "pub trait ToValue {\n    fn to_value(&self) -> u32;\n}\n"
+                      "impl<'a, T: ToValue + ?Sized> ToValue for &'a T {\n    fn to_value(&self) -> u32 {\n"
+                      "        (**self).to_value()\n    }\n}\n"
+                      "impl ToValue for u8 {\n    fn to_value(&self) -> u32 {\n        1\n    }\n}\n"})
+    site = next(s for s in g.sites["src/lib.rs"] if s.line == 6)
+    got = {e.target for e in g.site_edges[site] if e.confidence >= DEFAULT_MIN_CONFIDENCE}
+    assert "src/lib.rs::ToValue.to_value" in got and len(got) == 3, got
     g = _scratch({  # TypeScript: `function f(this: Annotation)`: `this` is what it declares
         "a.ts": "export interface Annotation {\n  extend_(k: string): boolean\n}\n"
                 "class Other {\n  extend_(k: string): boolean { return true }\n}\n"

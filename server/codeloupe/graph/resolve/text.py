@@ -204,7 +204,7 @@ def receiver_parts(expr: str) -> list[str]:
     if e.startswith("@") and not e.startswith("@@"):  # Ruby `@x`: the instance's attribute
         e = "self." + e[1:]
     if e.startswith("(") and e.endswith(")") and len(split_top(e, ".")) == 1:
-        e = e[1:-1].strip()
+        e = e[1:-1].strip().lstrip("&*")  # Rust `(**self)`: the value behind the references
     out: list[str] = []
     for part in split_top(e, "."):
         part = part.strip()
