@@ -902,6 +902,14 @@ def test_module_paths_and_members_each_language_names_them_by() -> None:
     site = next(s for s in g.sites["src/lib.rs"] if s.line == 6)
     got = {e.target for e in g.site_edges[site] if e.confidence >= DEFAULT_MIN_CONFIDENCE}
     assert "src/lib.rs::ToValue.to_value" in got and len(got) == 3, got
+    g = _scratch({  # Go: in a one-type case of `switch v := x.(type)`, v is of that type
+        "enc.go": "package toml\n\ntype Marshaler interface {\n\tMarshalTOML() error\n}\n\n"
+                  "type dish struct{}\n\nfunc (d dish) MarshalTOML() error { return nil }\n\n"
+                  "type clock struct{}\n\nfunc (c clock) MarshalTOML() error { return nil }\n\n"
+                  "func enc(x interface{}) {\n\tswitch v := x.(type) {\n\tcase Marshaler:\n\t\tv.MarshalTOML()\n\t}\n}\n"})
+    got, edges = targets(g, "enc.go", "enc", "MarshalTOML", 18)
+    assert got == {"enc.go::Marshaler.MarshalTOML", "enc.go::dish.MarshalTOML", "enc.go::clock.MarshalTOML"} and all(
+        e.confidence >= DEFAULT_MIN_CONFIDENCE for e in edges), edges
     g = _scratch({  # TypeScript: `function f(this: Annotation)`: `this` is what it declares
         "a.ts": "export interface Annotation {\n  extend_(k: string): boolean\n}\n"
                 "class Other {\n  extend_(k: string): boolean { return true }\n}\n"

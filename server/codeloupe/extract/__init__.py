@@ -94,7 +94,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 32: Go `import . "pkg"` is a `*` import of the package.
 # 33: a member access argument (`entry.Key`) shown as `=entry.Key`.
 # 34: TypeScript `this: T` parameters typed.
-EXTRACT_VERSION = 34
+# 35: a Go type switch's alias narrowed in each one-type case.
+EXTRACT_VERSION = 35
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
@@ -141,7 +142,7 @@ def extract(path: str, data: bytes, language: str, tree: Tree | None = None) -> 
                for k, n, nm, rc, so, o in raw]
     if lang.function_macros:  # C: what a call of the file's function-like macro calls
         raw = function_macro_refs(unit.src, lang, unit.root, raw)
-    if lang.type_tests:  # `if ($h instanceof T) { $h->m(); }`: the receiver is a T there
+    if lang.type_tests or lang.type_switches:  # `if ($h instanceof T) { $h->m(); }`: a T there
         raw = narrowed_refs(unit.src, lang, unit.root, raw)
     if lang.callback_types:  # TS: an inline callback's untyped parameters
         raw = raw + callback_refs(unit.src, lang, unit.root)

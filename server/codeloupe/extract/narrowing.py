@@ -5,7 +5,8 @@ declared as, as a reader (and a type checker) takes it.
 The tests read, per language (``Language.type_tests``): ``x instanceof T`` (PHP,
 JavaScript, TypeScript, Java), ``x is T`` / ``x is T t`` (C#), ``isinstance(x, T)`` and
 ``isinstance(x, (T, U))`` (Python), ``x.is_a?(T)`` / ``kind_of?`` / ``instance_of?``
-(Ruby); alone or as one side of an ``&&`` / ``and`` condition. A call in the branch the
+(Ruby); alone or as one side of an ``&&`` / ``and`` condition; and a case of Go's type
+switch (``switch v := x.(type) { case T: v.m() }``). A call in the branch the
 test guards whose receiver is the tested expression, as written, gets the tested types
 after ``NARROW_SEP`` (``graph.resolve.calls`` resolves it through them first, and as
 written where they name nothing of the repository). A test that binds a name (Java
@@ -31,12 +32,14 @@ def narrowed_refs(src: Source, lang: Language, root: Node, raw: list[RawRef]) ->
     row for each name a test binds."""
     guards: list[tuple[int, int, str, str]] = []  # body start, end, the tested text, its types
     bound: list[RawRef] = []
-    for _, caps in QueryCursor(query(lang.grammar, lang.type_tests)).matches(root):
+    for _, caps in QueryCursor(query(lang.grammar, lang.type_tests)).matches(root) if lang.type_tests else ():
         cond, body = caps["cond"][0], caps["body"][0]
         for subject, types, name in _tests(src, cond):
             guards.append((body.start_byte, body.end_byte, _plain(subject), types))
             if name is not None:
                 bound.append(("typed", name, src.node_text(name), "", types, ""))
+    for _, caps in QueryCursor(query(lang.grammar, lang.type_switches)).matches(root) if lang.type_switches else ():
+        guards += _switch_cases(src, caps["switch"][0])
     if not guards:
         return raw
     guards.sort(key=lambda g: g[1] - g[0])  # the innermost test first
@@ -50,6 +53,25 @@ def narrowed_refs(src: Source, lang: Language, root: Node, raw: list[RawRef]) ->
                 ref = (kind, node, name, receiver + NARROW_SEP + types, source, original)
         out.append(ref)
     return out + bound
+
+
+def _switch_cases(src: Source, switch: Node) -> list[tuple[int, int, str, str]]:
+    """Go's `switch v := x.(type) { case Marshaler: v.MarshalTOML() }`: in a case of one
+    type, the alias is of that type (a case of several leaves it as x was)."""
+    alias = switch.child_by_field_name("alias")
+    names = [c for c in alias.named_children if c.type == "identifier"] if alias is not None else []
+    if len(names) != 1:
+        return []
+    out = []
+    for case in switch.named_children:
+        if case.type != "type_case":
+            continue
+        types = [t for t in case.children_by_field_name("type") if t.is_named]
+        body = next((c for c in case.named_children if c.type == "statement_list"), None)
+        text = src.node_text(types[0]) if len(types) == 1 else ""
+        if body is not None and text and text != "nil" and not any(c in text for c in "()[]{}\n"):
+            out.append((body.start_byte, body.end_byte, src.node_text(names[0]), text[:_TYPES_LIMIT]))
+    return out
 
 
 def _plain(text: str) -> str:

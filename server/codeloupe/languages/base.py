@@ -196,6 +196,7 @@ class Language:
     # a query of the branches a type test guards (``extract.narrowing``: ``@cond`` the
     # condition, ``@body`` the branch it guards): `x instanceof T`, `isinstance(x, T)`…
     type_tests = ""
+    type_switches = ""  # a query of Go's type switches (``@switch``): each case's alias of its type
     # an inline callback's parameters take the types of the function type it is passed
     # as (``extract.callbacks``: TypeScript)
     callback_types = False

@@ -26,6 +26,7 @@ class Go(Language):
     functions_as_methods = True  # `pkg.F()`
     package_functions_imported = True  # `c.F()` on a value is a method
     package_scope = PackageScope.DEFINITIONS
+    type_switches = "(type_switch_statement) @switch"
     builtin_calls = BUILTINS
     parameters_field = "parameters"
     variadic_parameter_nodes = frozenset({"variadic_parameter_declaration"})
