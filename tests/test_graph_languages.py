@@ -910,6 +910,16 @@ def test_module_paths_and_members_each_language_names_them_by() -> None:
     got, edges = targets(g, "enc.go", "enc", "MarshalTOML", 18)
     assert got == {"enc.go::Marshaler.MarshalTOML", "enc.go::dish.MarshalTOML", "enc.go::clock.MarshalTOML"} and all(
         e.confidence >= DEFAULT_MIN_CONFIDENCE for e in edges), edges
+    g = _scratch({  # PHP: a property array filled by `$this->loaders[] = $loader` (a typed parameter)
+        "Chain.php": "<?php\nnamespace T;\ninterface LoaderInterface { public function exists(string $n): bool; }\n"
+                     "class ArrayLoader implements LoaderInterface {\n    public function exists(string $n): bool { return true; }\n}\n"
+                     "class ChainLoader {\n    private $loaders = [];\n"
+                     "    public function addLoader(LoaderInterface $loader): void { $this->loaders[] = $loader; }\n"
+                     "    public function exists(string $n): bool {\n        foreach ($this->loaders as $loader) {\n"
+                     "            $loader->exists($n);\n        }\n        return false;\n    }\n}\n"})
+    got, edges = targets(g, "Chain.php", "T.ChainLoader.exists", "exists", 12)
+    assert got == {"Chain.php::T.LoaderInterface.exists", "Chain.php::T.ArrayLoader.exists"} and all(
+        e.confidence >= DEFAULT_MIN_CONFIDENCE for e in edges), edges
     g = _scratch({  # TypeScript: `function f(this: Annotation)`: `this` is what it declares
         "a.ts": "export interface Annotation {\n  extend_(k: string): boolean\n}\n"
                 "class Other {\n  extend_(k: string): boolean { return true }\n}\n"

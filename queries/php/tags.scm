@@ -163,6 +163,16 @@
     name: (name) @name)
   right: (_) @source) @reference.assign
 
+; item: @source is put into @name, a variable or a property of @receiver (`$this->loaders[] =
+; $loader`, `$this->nodes[$name] = $node`: a PHP array's foreach takes its values either way)
+(assignment_expression
+  left: (subscript_expression
+    (member_access_expression object: (variable_name) @receiver name: (name) @name))
+  right: (_) @source) @reference.item
+(assignment_expression
+  left: (subscript_expression . (variable_name) @name)
+  right: (_) @source) @reference.item
+
 ; elem: @name takes the elements of @source (`foreach ($xs as $x)`, `as $k => $x`)
 (foreach_statement
   .

@@ -95,7 +95,8 @@ from .symbols import FileUnit, content_hash, make_symbols, module_symbol, name_d
 # 33: a member access argument (`entry.Key`) shown as `=entry.Key`.
 # 34: TypeScript `this: T` parameters typed.
 # 35: a Go type switch's alias narrowed in each one-type case.
-EXTRACT_VERSION = 35
+# 36: PHP `$this->xs[] = $x` / `$xs[$k] = $x` put items into an array.
+EXTRACT_VERSION = 36
 
 __all__ = ["DOC_TRANSPARENT", "EXTRACT_VERSION", "content_hash", "extract", "extract_text", "parse"]
 
